@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: MIT
+# iotrace build.  `make` builds ./iotrace, `make check` runs every test,
+# `make bench` compares iotrace with strace and the untraced run.
+# Missing build dependencies are installed by scripts/install-deps (as
+# root) or named with the exact apt-get line (otherwise).
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PROVE ?= prove
+VERSION := 0.1.0
+
+PKGS := libseccomp jansson
+
+# Flags from pkg-config live in build/config.mk, made by scripts/configure
+# (which installs what is missing first).  Make re-reads the file once it
+# exists, so the first `make` on a fresh machine does the set-up.
+ifeq ($(filter clean help style,$(MAKECMDGOALS)),)
+-include build/config.mk
+endif
+
+# The project's flags first, the user's CFLAGS/CPPFLAGS/LDFLAGS/LDLIBS after,
+# so overriding them cannot drop an include path or a library.
+CFLAGS ?= -O2 -g
+ALL_CPPFLAGS := -I. -D_GNU_SOURCE -DIOTRACE_VERSION='"$(VERSION)"' $(DEP_CFLAGS) $(CPPFLAGS)
+ALL_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -MMD -MP $(CFLAGS)
+ALL_LDLIBS := $(DEP_LIBS) -lm $(LDLIBS)
+
+ifeq ($(V),1)
+Q :=
+QCC :=
+else
+Q := @
+QCC = @echo '  CC      $@';
+endif
+
+LIB_SRCS := $(wildcard tracer/*.c reports/*.c workloads/*.c)
+CLI_SRCS := $(wildcard cli/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=build/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=build/%.o)
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
+HELPER_SRCS := $(wildcard tests/helpers/*.c)
+HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=build/helpers/%)
+
+all: iotrace
+
+iotrace: $(CLI_OBJS) build/libiotrace.a
+	@echo '  LINK    $@'
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) build/libiotrace.a $(ALL_LDLIBS)
+
+build/libiotrace.a: $(LIB_OBJS)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+build/%.o: %.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+build/tests/%: tests/unit/%.c build/libiotrace.a
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libiotrace.a $(ALL_LDLIBS)
+
+# Helpers are tracees: plain programs with no project code in them.
+build/helpers/%: tests/helpers/%.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
+
+build/config.mk: scripts/configure
+	@mkdir -p build
+	$(Q)PKG_CONFIG='$(PKG_CONFIG)' sh scripts/configure $(PKGS) > $@.tmp && mv $@.tmp $@
+
+demo: iotrace
+	./iotrace -- dd if=/dev/zero of=build/demo.out bs=1024 count=20480
+
+check: iotrace $(UNIT_BINS) $(HELPER_BINS)
+	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers \
+		$(PROVE) --exec '' $(UNIT_BINS) tests/t*.sh
+
+bench: iotrace $(HELPER_BINS)
+	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/bench.sh
+
+install: iotrace
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 iotrace $(DESTDIR)$(BINDIR)/iotrace
+	install -m 644 iotrace.1 $(DESTDIR)$(MANDIR)/man1/iotrace.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/iotrace $(DESTDIR)$(MANDIR)/man1/iotrace.1
+
+style:
+	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) */*.h
+
+lint: | build/config.mk
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -I. -D_GNU_SOURCE tracer reports workloads cli
+
+clean:
+	rm -rf build iotrace
+
+help:
+	@echo 'make            build ./iotrace (installs missing build dependencies)'
+	@echo 'make demo       build and trace dd writing 20 MiB'
+	@echo 'make check      build and run every test (prove)'
+	@echo 'make bench      compare iotrace with strace and the untraced run'
+	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (default /usr/local)'
+	@echo 'make lint       cppcheck;  make style  clang-format'
+	@echo 'V=1             show full commands'
+
+.PHONY: all demo check bench install uninstall style lint clean help
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d)

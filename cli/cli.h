@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The command line: main.c parses the options common to every traced run,
+ * then hands the rest to a subcommand (one file each).  Only cli/ prints
+ * usage errors or exits.
+ */
+#ifndef IOTRACE_CLI_H
+#define IOTRACE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "reports/profile.h"
+#include "tracer/tracer.h"
+
+#define EXIT_USAGE 2
+
+/* Options given before `--` or a subcommand word. */
+struct cli_opts {
+	const char *output;		/* -o FILE; NULL: stderr */
+	const char *save;		/* --save FILE.json */
+	struct report_opts report;	/* -S, --format, --raw-time ... */
+	struct tracer_opts tracer;	/* -f, -e trace= ... */
+	struct syscall_set trace_set;	/* storage for tracer.trace */
+	bool truth;			/* --truth (built-in workloads) */
+};
+
+struct cli_command {
+	const char *name;
+	int (*fn)(struct cli_opts *o, int argc, char **argv);
+	const char *summary;	/* one line for --help */
+};
+
+/* Subcommands; argv[0] is the subcommand word. */
+int cmd_trace(struct cli_opts *o, int argc, char **argv);
+
+/* Prints "iotrace: <message>" on stderr. Returns -1. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "iotrace: <message>" and exits with EXIT_USAGE. */
+void usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+/* Parses --format's value; -1 when it names no format. */
+int parse_format(const char *s);
+
+/*
+ * Files the user keeps are written atomically: to a temporary file in the
+ * same directory, renamed over the target only once complete.  Opened
+ * before anything runs, so an unwritable path fails first.
+ */
+struct outfile {
+	char *path;		/* the target */
+	char *tmp;		/* the temporary file being written */
+	FILE *f;
+};
+int outfile_open(struct outfile *out, const char *path);
+int outfile_commit(struct outfile *out);	/* 0, or -1 with a message */
+void outfile_abort(struct outfile *out);
+
+/*
+ * Traces child to the end, aggregates, renders per o, and returns the exit
+ * status iotrace should end with: the command's own, 128+N for a signal.
+ * argv is the command line recorded in the profile.  When before is not
+ * NULL it is called on the finished profile before rendering (to attach
+ * ground truth, say).
+ */
+int trace_and_report(struct cli_opts *o, const struct tracer_child *child,
+		     int argc, char **argv,
+		     int (*before)(struct profile *p, void *arg), void *arg);
+
+/* The status iotrace exits with for a profile's ending. */
+int exit_status_of(const struct profile *p);
+
+#endif

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The columns of the syscall table, as data.  The six strace -c columns
+ * come first and in strace's order; the rest are available to -S, CSV
+ * and JSON.  Adding a column is one row here.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "reports/profile.h"
+
+uint64_t row_time(const struct profile_row *r, const struct report_opts *o)
+{
+	return o && o->raw_time ? r->raw_time_ns : r->time_ns;
+}
+
+uint64_t totals_time(const struct profile_totals *t,
+		     const struct report_opts *o)
+{
+	return o && o->raw_time ? t->raw_time_ns : t->time_ns;
+}
+
+/* Count-only rows (no exit stop) have no time: never invent one. */
+static bool untimed(const struct profile_row *r)
+{
+	return r->calls && !r->timed;
+}
+
+static void text_percent(char *b, size_t n, const struct profile_row *r,
+			 const struct profile_totals *t,
+			 const struct report_opts *o)
+{
+	uint64_t total = totals_time(t, o);
+
+	if (untimed(r))
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%.2f",
+			 total ? 100.0 * (double)row_time(r, o) / (double)total
+			       : 0.0);
+}
+
+static void text_seconds(char *b, size_t n, const struct profile_row *r,
+			 const struct profile_totals *t,
+			 const struct report_opts *o)
+{
+	(void)t;
+	if (untimed(r))
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%.6f", (double)row_time(r, o) / 1e9);
+}
+
+static uint64_t avg_ns(const struct profile_row *r, const struct report_opts *o)
+{
+	return r->timed ? row_time(r, o) / r->timed : 0;
+}
+
+static void text_avg(char *b, size_t n, const struct profile_row *r,
+		     const struct profile_totals *t, const struct report_opts *o)
+{
+	(void)t;
+	if (untimed(r))
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%llu", (unsigned long long)(avg_ns(r, o) / 1000));
+}
+
+static void text_calls(char *b, size_t n, const struct profile_row *r,
+		       const struct profile_totals *t,
+		       const struct report_opts *o)
+{
+	(void)t;
+	(void)o;
+	snprintf(b, n, "%llu", (unsigned long long)r->calls);
+}
+
+/* Like strace, a syscall without errors leaves the cell blank. */
+static void text_errors(char *b, size_t n, const struct profile_row *r,
+			const struct profile_totals *t,
+			const struct report_opts *o)
+{
+	(void)t;
+	(void)o;
+	if (untimed(r))
+		snprintf(b, n, "-");
+	else if (r->errors)
+		snprintf(b, n, "%llu", (unsigned long long)r->errors);
+	else
+		b[0] = '\0';
+}
+
+static void text_name(char *b, size_t n, const struct profile_row *r,
+		      const struct profile_totals *t, const struct report_opts *o)
+{
+	(void)t;
+	(void)o;
+	snprintf(b, n, "%s", r->name);
+}
+
+static void text_min(char *b, size_t n, const struct profile_row *r,
+		     const struct profile_totals *t, const struct report_opts *o)
+{
+	(void)t;
+	(void)o;
+	if (!r->timed)
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%llu", (unsigned long long)(r->min_ns / 1000));
+}
+
+static void text_max(char *b, size_t n, const struct profile_row *r,
+		     const struct profile_totals *t, const struct report_opts *o)
+{
+	(void)t;
+	(void)o;
+	if (!r->timed)
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%llu", (unsigned long long)(r->max_ns / 1000));
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_time(const struct profile_row *a, const struct profile_row *b,
+		    const struct report_opts *o)
+{
+	return cmp_u64(row_time(a, o), row_time(b, o));
+}
+
+static int cmp_avg(const struct profile_row *a, const struct profile_row *b,
+		   const struct report_opts *o)
+{
+	return cmp_u64(avg_ns(a, o), avg_ns(b, o));
+}
+
+static int cmp_calls(const struct profile_row *a, const struct profile_row *b,
+		     const struct report_opts *o)
+{
+	(void)o;
+	return cmp_u64(a->calls, b->calls);
+}
+
+static int cmp_errors(const struct profile_row *a, const struct profile_row *b,
+		      const struct report_opts *o)
+{
+	(void)o;
+	return cmp_u64(a->errors, b->errors);
+}
+
+static int cmp_name(const struct profile_row *a, const struct profile_row *b,
+		    const struct report_opts *o)
+{
+	(void)o;
+	return strcmp(a->name, b->name);
+}
+
+static int cmp_min(const struct profile_row *a, const struct profile_row *b,
+		   const struct report_opts *o)
+{
+	(void)o;
+	return cmp_u64(a->timed ? a->min_ns : 0, b->timed ? b->min_ns : 0);
+}
+
+static int cmp_max(const struct profile_row *a, const struct profile_row *b,
+		   const struct report_opts *o)
+{
+	(void)o;
+	return cmp_u64(a->max_ns, b->max_ns);
+}
+
+const struct column table_columns[] = {
+	{ "percent", "% time", 6, true, true, text_percent, cmp_time },
+	{ "time", "seconds", 11, true, true, text_seconds, cmp_time },
+	{ "avg-time", "usecs/call", 11, true, true, text_avg, cmp_avg },
+	{ "calls", "calls", 9, true, true, text_calls, cmp_calls },
+	{ "errors", "errors", 9, true, true, text_errors, cmp_errors },
+	{ "name", "syscall", 0, true, false, text_name, cmp_name },
+	{ "min-time", "usecs/min", 11, false, true, text_min, cmp_min },
+	{ "max-time", "usecs/max", 11, false, true, text_max, cmp_max },
+	{ NULL, NULL, 0, false, false, NULL, NULL },
+};
+
+/* strace's -S words and their aliases. */
+static const struct {
+	const char *alias, *name;
+} column_aliases[] = {
+	{ "time_total", "time" },	{ "total_time", "time" },
+	{ "time_percent", "percent" },	{ "avg_time", "avg-time" },
+	{ "time_avg", "avg-time" },	{ "count", "calls" },
+	{ "error", "errors" },		{ "syscall", "name" },
+	{ "min_time", "min-time" },	{ "time_min", "min-time" },
+	{ "max_time", "max-time" },	{ "time_max", "max-time" },
+};
+
+const struct column *column_find(const char *key)
+{
+	const struct column *c;
+	size_t i;
+
+	for (i = 0; i < sizeof(column_aliases) / sizeof(column_aliases[0]); i++)
+		if (!strcmp(key, column_aliases[i].alias))
+			key = column_aliases[i].name;
+	for (c = table_columns; c->name; c++)
+		if (!strcmp(c->name, key))
+			return c;
+	return NULL;
+}
+
+/* qsort has no context argument: the comparison reads these. */
+static const struct column *sort_column;
+static const struct report_opts *sort_opts;
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct profile_row *a = *(const struct profile_row *const *)pa;
+	const struct profile_row *b = *(const struct profile_row *const *)pb;
+	int c = sort_column->cmp(a, b, sort_opts);
+
+	if (sort_column->descending)
+		c = -c;
+	/* Ties: most calls first, then by name, so output is stable. */
+	return c ? c : cmp_u64(b->calls, a->calls) ? cmp_u64(b->calls, a->calls)
+						   : strcmp(a->name, b->name);
+}
+
+const struct profile_row **profile_sorted(const struct profile *p,
+					  const struct report_opts *o)
+{
+	const struct profile_row **v = malloc((p->nrows + 1) * sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < p->nrows; i++)
+		v[i] = &p->rows[i];
+	sort_column = o && o->sort ? o->sort : column_find("time");
+	sort_opts = o;
+	qsort(v, p->nrows, sizeof(*v), cmp_rows);
+	return v;
+}

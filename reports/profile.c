@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Aggregating events into the profile.  profile_add() is on the stop
+ * loop's path: one array index to find the row, a handful of additions,
+ * no allocation except the first time a syscall is seen.
+ */
+#include <errno.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "reports/profile.h"
+
+/*
+ * The syscalls that move data, and which argument holds the size asked
+ * for.  Vectored calls carry theirs in memory iotrace does not read.
+ */
+static const struct {
+	const char *name;
+	int size_arg;
+} io_syscalls[] = {
+	{ "read", 2 },		{ "write", 2 },
+	{ "pread64", 2 },	{ "pwrite64", 2 },
+	{ "readv", IO_UNSIZED },	{ "writev", IO_UNSIZED },
+	{ "preadv", IO_UNSIZED },	{ "pwritev", IO_UNSIZED },
+	{ "preadv2", IO_UNSIZED },	{ "pwritev2", IO_UNSIZED },
+	{ "sendfile", 3 },	{ "splice", 4 },
+	{ "tee", 2 },		{ "vmsplice", IO_UNSIZED },
+	{ "copy_file_range", 4 },
+	{ "sendto", 2 },	{ "recvfrom", 2 },
+	{ "sendmsg", IO_UNSIZED },	{ "recvmsg", IO_UNSIZED },
+};
+
+int profile_io_arg(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(io_syscalls) / sizeof(io_syscalls[0]); i++)
+		if (!strcmp(io_syscalls[i].name, name))
+			return io_syscalls[i].size_arg;
+	return IO_NONE;
+}
+
+void profile_init(struct profile *p)
+{
+	struct utsname u;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(p, 0, sizeof(*p));
+	p->native_arch = seccomp_arch_native();
+	p->source = "iotrace";
+	p->start_time = time(NULL);
+	p->ncpus = n > 0 ? (int)n : 1;
+	if (uname(&u) == 0)
+		snprintf(p->kernel, sizeof(p->kernel), "%s", u.release);
+}
+
+static void free_argv(struct profile *p)
+{
+	int i;
+
+	for (i = 0; i < p->argc; i++)
+		free(p->argv[i]);
+	free(p->argv);
+	p->argv = NULL;
+	p->argc = 0;
+}
+
+void profile_release(struct profile *p)
+{
+	free(p->rows);
+	free(p->index);
+	free_argv(p);
+	p->rows = NULL;
+	p->index = NULL;
+	p->nrows = p->cap = 0;
+}
+
+int profile_set_command(struct profile *p, int argc, char *const argv[])
+{
+	int i;
+
+	free_argv(p);
+	p->argv = calloc((size_t)argc + 1, sizeof(*p->argv));
+	if (!p->argv)
+		return -ENOMEM;
+	for (i = 0; i < argc; i++) {
+		p->argv[i] = strdup(argv[i]);
+		if (!p->argv[i]) {
+			p->argc = i;
+			free_argv(p);
+			return -ENOMEM;
+		}
+	}
+	p->argc = argc;
+	return 0;
+}
+
+static struct profile_row *new_row(struct profile *p, const char *name)
+{
+	struct profile_row *r;
+
+	if (p->nrows == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+
+		r = realloc(p->rows, cap * sizeof(*r));
+		if (!r)
+			return NULL;
+		p->rows = r;
+		p->cap = cap;
+	}
+	r = &p->rows[p->nrows++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->min_ns = UINT64_MAX;
+	r->io_arg = profile_io_arg(name);
+	return r;
+}
+
+const struct profile_row *profile_row_find(const struct profile *p,
+					   const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++)
+		if (!strcmp(p->rows[i].name, name))
+			return &p->rows[i];
+	return NULL;
+}
+
+struct profile_row *profile_row_get(struct profile *p, const char *name)
+{
+	struct profile_row *r = (struct profile_row *)profile_row_find(p, name);
+
+	return r ? r : new_row(p, name);
+}
+
+/* The row of an event: by index for the native arch, by name otherwise. */
+static struct profile_row *event_row(struct profile *p,
+				     const struct tracer_event *ev)
+{
+	char name[PROFILE_NAME_MAX];
+	struct profile_row *r;
+	bool indexed = ev->arch == p->native_arch && ev->nr >= 0 &&
+		       ev->nr < SYSCALL_SET_MAX;
+
+	if (indexed && p->index && p->index[ev->nr])
+		return &p->rows[p->index[ev->nr] - 1];
+	if (indexed && !p->index) {
+		p->index = calloc(SYSCALL_SET_MAX, sizeof(*p->index));
+		if (!p->index)
+			return NULL;
+	}
+	r = profile_row_get(p, syscall_name(ev->arch, ev->nr, name,
+					    sizeof(name)));
+	if (r && indexed)
+		p->index[ev->nr] = (int32_t)(r - p->rows) + 1;
+	return r;
+}
+
+void profile_row_add_errno(struct profile_row *r, int err, uint64_t n)
+{
+	size_t i;
+
+	for (i = 0; i < PROFILE_ERRNO_SLOTS; i++) {
+		if (r->errnos[i].err == err || !r->errnos[i].err) {
+			r->errnos[i].err = err;
+			r->errnos[i].count += n;
+			return;
+		}
+	}
+	r->errno_other += n;
+}
+
+static unsigned hist_bucket(uint64_t ns)
+{
+	unsigned b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
+
+	return b < PROFILE_HIST_BUCKETS ? b : PROFILE_HIST_BUCKETS - 1;
+}
+
+static void add_io(struct profile_row *r, const struct tracer_event *ev)
+{
+	if (ev->ret < 0)
+		return;
+	r->bytes_done += (uint64_t)ev->ret;
+	if (r->io_arg >= 0 && r->io_arg < 6) {
+		r->bytes_req += ev->args[r->io_arg];
+		if ((uint64_t)ev->ret < ev->args[r->io_arg])
+			r->short_calls++;
+	}
+}
+
+int profile_add(struct profile *p, const struct tracer_event *ev)
+{
+	struct profile_row *r = event_row(p, ev);
+	uint64_t raw, ns;
+
+	if (!r)
+		return -ENOMEM;
+	r->calls++;
+	if (ev->flags & EVF_COUNT_ONLY)
+		return 0;
+	if (ev->ret < 0 && ev->ret >= -4095) {
+		r->errors++;
+		profile_row_add_errno(r, (int)-ev->ret, 1);
+	}
+	raw = ev->exit_ns - ev->entry_ns;
+	ns = raw > p->overhead_ns ? raw - p->overhead_ns : 0;
+	r->timed++;
+	r->raw_time_ns += raw;
+	r->time_ns += ns;
+	if (ns < r->min_ns)
+		r->min_ns = ns;
+	if (ns > r->max_ns)
+		r->max_ns = ns;
+	r->hist[hist_bucket(ns)]++;
+	if (r->io_arg != IO_NONE)
+		add_io(r, ev);
+	return 0;
+}
+
+void profile_totals(const struct profile *p, struct profile_totals *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < p->nrows; i++) {
+		t->calls += p->rows[i].calls;
+		t->errors += p->rows[i].errors;
+		t->timed += p->rows[i].timed;
+		t->time_ns += p->rows[i].time_ns;
+		t->raw_time_ns += p->rows[i].raw_time_ns;
+	}
+}
+
+void profile_set_exit(struct profile *p, int wait_status, int fatal_signal)
+{
+	struct profile_exit *e = &p->exit;
+
+	memset(e, 0, sizeof(*e));
+	e->known = true;
+	e->fatal_signal = fatal_signal;
+	if (WIFSIGNALED(wait_status)) {
+		e->signal = WTERMSIG(wait_status);
+		e->core = WCOREDUMP(wait_status);
+	} else {
+		e->code = WEXITSTATUS(wait_status);
+	}
+}

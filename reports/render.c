@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One entry point for every output format: the caller says which, each
+ * format lives in its own file.
+ */
+#include "reports/profile.h"
+
+int report_render(FILE *f, const struct profile *p, const struct report_opts *o)
+{
+	switch (o->format) {
+	case FMT_TABLE:
+		return table_render(f, p, o);
+	case FMT_JSON:
+	case FMT_CSV:
+		break;
+	}
+	return -1;
+}

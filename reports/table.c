@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The text report: a header line that ties the syscall table to the wall
+ * clock, then strace -c's table, column for column (same headers, widths,
+ * dashed rules and total row) so any strace -c parser reads it.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reports/profile.h"
+
+#define LAST_RULE "----------------"
+
+const char *fmt_thousands(char *buf, size_t size, uint64_t n)
+{
+	char tmp[32];
+	size_t len, i, o = 0;
+
+	len = (size_t)snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)n);
+	for (i = 0; i < len && o + 1 < size; i++) {
+		if (i && (len - i) % 3 == 0 && o + 2 < size)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static const char *signame(int sig, char *buf, size_t size)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, size, "SIG%s", abbrev);
+	else
+		snprintf(buf, size, "signal %d", sig);
+	return buf;
+}
+
+static const char *command_name(const struct profile *p)
+{
+	const char *slash;
+
+	if (!p->argc)
+		return "command";
+	slash = strrchr(p->argv[0], '/');
+	return slash && slash[1] ? slash + 1 : p->argv[0];
+}
+
+/* "dd exited 0", "dd killed by SIGSEGV (core dumped)" */
+static void print_ending(FILE *f, const struct profile *p)
+{
+	const struct profile_exit *e = &p->exit;
+	char sig[32];
+
+	if (e->fatal_signal)
+		fprintf(f, "%s killed by iotrace on %s", command_name(p),
+			signame(e->fatal_signal, sig, sizeof(sig)));
+	else if (e->signal)
+		fprintf(f, "%s killed by %s%s", command_name(p),
+			signame(e->signal, sig, sizeof(sig)),
+			e->core ? " (core dumped)" : "");
+	else
+		fprintf(f, "%s exited %d", command_name(p), e->code);
+}
+
+void table_render_header(FILE *f, const struct profile *p,
+			 const struct report_opts *o)
+{
+	struct profile_totals t;
+	double secs, wall = (double)p->wall_ns / 1e9;
+
+	profile_totals(p, &t);
+	secs = (double)totals_time(&t, o) / 1e9;
+	if (!p->exit.known) {
+		fprintf(f, "%s: %llu syscalls took %.3f s (no wall time "
+			"recorded)\n", p->source, (unsigned long long)t.calls,
+			secs);
+		return;
+	}
+	fputs("iotrace: ", f);
+	print_ending(f, p);
+	fprintf(f, " after %.3f s wall; %llu syscalls took %.3f s", wall,
+		(unsigned long long)t.calls, secs);
+	if (p->wall_ns)
+		fprintf(f, " (%.1f%% of wall)", 100.0 * secs / wall);
+	fputc('\n', f);
+}
+
+static void print_cells(FILE *f, const char *const *cells)
+{
+	const struct column *c;
+	size_t i = 0;
+
+	for (c = table_columns; c->name && c->in_table; c++, i++) {
+		if (c->width)
+			fprintf(f, "%*s ", c->width, cells[i]);
+		else
+			fprintf(f, "%s\n", cells[i]);
+	}
+}
+
+static void print_row(FILE *f, const struct profile_row *r,
+		      const struct profile_totals *t,
+		      const struct report_opts *o)
+{
+	char buf[8][48];
+	const char *cells[8];
+	const struct column *c;
+	size_t i = 0;
+
+	for (c = table_columns; c->name && c->in_table; c++, i++) {
+		c->text(buf[i], sizeof(buf[i]), r, t, o);
+		cells[i] = buf[i];
+	}
+	print_cells(f, cells);
+}
+
+static void print_rule(FILE *f)
+{
+	static const char dashes[] = "------------------------";
+	const struct column *c;
+
+	for (c = table_columns; c->name && c->in_table; c++) {
+		if (c->width)
+			fprintf(f, "%.*s ", c->width, dashes);
+		else
+			fprintf(f, "%s\n", LAST_RULE);
+	}
+}
+
+static void print_headers(FILE *f)
+{
+	const char *cells[8];
+	const struct column *c;
+	size_t i = 0;
+
+	for (c = table_columns; c->name && c->in_table; c++)
+		cells[i++] = c->header;
+	print_cells(f, cells);
+}
+
+/* The total line is a row of its own whose cells are the sums. */
+static void print_total(FILE *f, const struct profile_totals *t,
+			const struct report_opts *o)
+{
+	struct profile_row total;
+
+	memset(&total, 0, sizeof(total));
+	snprintf(total.name, sizeof(total.name), "total");
+	total.calls = t->calls;
+	total.errors = t->errors;
+	total.timed = t->timed;
+	total.time_ns = t->time_ns;
+	total.raw_time_ns = t->raw_time_ns;
+	print_row(f, &total, t, o);
+}
+
+int table_render(FILE *f, const struct profile *p, const struct report_opts *o)
+{
+	const struct profile_row **rows = profile_sorted(p, o);
+	struct profile_totals t;
+	size_t i;
+
+	if (!rows)
+		return -1;
+	profile_totals(p, &t);
+	table_render_header(f, p, o);
+	print_headers(f);
+	print_rule(f);
+	for (i = 0; i < p->nrows; i++)
+		if (rows[i]->calls)
+			print_row(f, rows[i], &t, o);
+	print_rule(f);
+	print_total(f, &t, o);
+	if (t.calls > t.timed)
+		fputs("(-: counted only, without an exit stop, so no time "
+		      "and no errors; see -e count=)\n", f);
+	free(rows);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: MIT
+# git-style test library for iotrace's integration tests, emitting TAP.
+#
+#   . "$(dirname "$0")/lib.sh"
+#   test_expect_success 'title' '
+#           step1 &&
+#           step2
+#   '
+#   test_done
+#
+# Each script runs in its own scratch directory (removed at the end).
+# $IOTRACE is the binary under test, $HELPERS the built test programs,
+# $FIXTURES tests/fixtures.  Prerequisites: test_have_prereq PTRACE,
+# STRACE; test_expect_success PREREQ 'title' 'body' skips without it.
+
+TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
+FIXTURES=$TESTS_DIR/fixtures
+: "${IOTRACE:=$TESTS_DIR/../iotrace}"
+: "${HELPERS:=$TESTS_DIR/../build/helpers}"
+export IOTRACE HELPERS FIXTURES
+
+test_count=0
+test_failed=0
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/iotrace-test.XXXXXX")
+trap 'rm -rf "$TRASH"' EXIT
+cd "$TRASH" || exit 1
+
+# Probed lazily, once: can this machine ptrace a child at all?
+test_have_prereq() {
+	for p in $(echo "$1" | tr ',' ' '); do
+		case $p in
+		PTRACE)
+			if [ -z "$have_ptrace" ]; then
+				if "$IOTRACE" -o /dev/null -- true >/dev/null 2>&1; then
+					have_ptrace=yes
+				else
+					have_ptrace=no
+				fi
+			fi
+			[ "$have_ptrace" = yes ] || return 1 ;;
+		STRACE)
+			command -v strace >/dev/null 2>&1 &&
+				strace -o /dev/null true 2>/dev/null || return 1 ;;
+		*)
+			return 1 ;;
+		esac
+	done
+	return 0
+}
+
+test_expect_success() {
+	if [ $# = 3 ]; then
+		prereq=$1
+		shift
+	else
+		prereq=
+	fi
+	test_count=$((test_count + 1))
+	if [ -n "$prereq" ] && ! test_have_prereq "$prereq"; then
+		echo "ok $test_count # skip $1 (missing $prereq)"
+		return 0
+	fi
+	if (eval "$2") >"$TRASH/.out" 2>&1; then
+		echo "ok $test_count - $1"
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $1"
+		sed -e 's/^/#   /' "$TRASH/.out"
+	fi
+}
+
+test_expect_failure_code() {
+	# test_expect_failure_code CODE 'title' 'command': exits with CODE
+	code=$1
+	shift
+	test_expect_success "$1" "( $2 ); test \$? = $code"
+}
+
+# Shows the difference between expected and actual files on failure.
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
+# Prints the "calls errors name" triples of an strace -c style table
+# (ours or strace's), sorted by name: the comparable part of a table.
+table_counts() {
+	awk '
+	/^-+ / { rules++; next }
+	rules == 1 && NF >= 4 {
+		name = $NF; calls = $4
+		errors = (NF >= 6) ? $5 : 0
+		print name, calls, errors
+	}' "$1" | sort
+}
+
+test_done() {
+	echo "1..$test_count"
+	[ "$test_failed" = 0 ]
+}

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Starting the traced child.  The child must see exactly what it would see
+ * without iotrace, so iotrace remembers every signal disposition and the
+ * mask it changes, and the child puts them back before it stops itself to
+ * be seized.  The seize happens while the child is stopped, before it runs
+ * a single instruction of the command, so its very first syscall (the
+ * execve, as strace counts it) is traced.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "tracer/tracer-int.h"
+
+volatile sig_atomic_t tracer_fatal_signal;
+volatile sig_atomic_t tracer_leader;
+
+/* Signals whose disposition iotrace changes while it traces. */
+static const int handled_signals[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
+#define NHANDLED (sizeof(handled_signals) / sizeof(handled_signals[0]))
+static struct sigaction saved_actions[NHANDLED];
+static sigset_t saved_mask;
+
+/*
+ * SIGTERM and SIGHUP sent to iotrace alone end the traced command: kill
+ * the first process now (the stop loop kills the rest), so the wait in the
+ * loop returns even when nothing else would happen.
+ */
+static void on_fatal_signal(int sig)
+{
+	tracer_fatal_signal = sig;
+	if (tracer_leader > 0)
+		kill(tracer_leader, SIGKILL);
+}
+
+/*
+ * SIGINT and SIGQUIT from the terminal reach the whole foreground group:
+ * the command decides what they do, and iotrace stays to print the table
+ * of what ran.  Signals the user had iotrace ignore (nohup) stay ignored.
+ */
+void tracer_signals_init(void)
+{
+	struct sigaction sa;
+	size_t i;
+
+	sigprocmask(SIG_SETMASK, NULL, &saved_mask);
+	for (i = 0; i < NHANDLED; i++) {
+		int sig = handled_signals[i];
+
+		sigaction(sig, NULL, &saved_actions[i]);
+		if (saved_actions[i].sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sigemptyset(&sa.sa_mask);
+		/* No SA_RESTART: waitpid returns EINTR to the stop loop. */
+		sa.sa_handler = (sig == SIGTERM || sig == SIGHUP) ?
+				on_fatal_signal : SIG_IGN;
+		sigaction(sig, &sa, NULL);
+	}
+}
+
+/* In the child, before exec: only async-signal-safe calls. */
+static void restore_signals(void)
+{
+	size_t i;
+
+	for (i = 0; i < NHANDLED; i++)
+		sigaction(handled_signals[i], &saved_actions[i], NULL);
+	sigprocmask(SIG_SETMASK, &saved_mask, NULL);
+}
+
+int tracer_exec_child(void *arg)
+{
+	char **argv = arg;
+
+	execv(argv[0], argv);
+	return 127;
+}
+
+static int check_executable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EACCES;
+	if (access(path, X_OK) < 0)
+		return -errno;
+	return 0;
+}
+
+int tracer_resolve(const char *argv0, char *buf, size_t size)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	int err, first_err = -ENOENT;
+
+	if (!*argv0)
+		return -ENOENT;
+	if (strchr(argv0, '/')) {
+		if ((size_t)snprintf(buf, size, "%s", argv0) >= size)
+			return -ENAMETOOLONG;
+		return check_executable(buf);
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; p = end + 1) {
+		end = strchrnul(p, ':');
+		/* An empty PATH element means the current directory. */
+		if ((size_t)snprintf(buf, size, "%.*s%s%s", (int)(end - p), p,
+				     end == p ? "" : "/", argv0) < size) {
+			err = check_executable(buf);
+			if (!err)
+				return 0;
+			/* Like execvp: a found but unrunnable file wins. */
+			if (err == -EACCES)
+				first_err = err;
+		}
+		if (!*end)
+			return first_err;
+	}
+}
+
+static void child_main(const struct tracer_child *child)
+{
+	restore_signals();
+	/* Stop here until the parent has seized us. */
+	kill(getpid(), SIGSTOP);
+	_exit(child->run(child->arg));
+}
+
+pid_t tracer_spawn(const struct tracer_opts *opts,
+		   const struct tracer_child *child)
+{
+	unsigned long options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
+				PTRACE_O_EXITKILL;
+	int status, err;
+	pid_t pid;
+
+	if (opts->follow)
+		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+			   PTRACE_O_TRACECLONE;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		child_main(child);
+
+	while (waitpid(pid, &status, WSTOPPED) < 0)
+		if (errno != EINTR)
+			goto out_kill;
+	if (!WIFSTOPPED(status)) {
+		errno = ECHILD;
+		goto out_kill;
+	}
+	if (ptrace(PTRACE_SEIZE, pid, 0L, options) < 0)
+		goto out_kill;
+	/*
+	 * The seized child reports its group-stop; SIGCONT ends it, so the
+	 * child is not left marked stopped.  The loop resumes both stops.
+	 */
+	kill(pid, SIGCONT);
+	return pid;
+
+out_kill:
+	err = errno;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -err;
+}

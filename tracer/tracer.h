@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tracer: runs a child under ptrace and reports every completed system
+ * call as a plain event.  It knows nothing about tables or statistics; the
+ * caller aggregates events (reports/profile.h).
+ *
+ * Life of a run: tracer_run() forks, the child restores the signal state
+ * iotrace changed, stops itself, is seized, then calls child->run() (which
+ * execs a command or runs a built-in workload).  Every syscall of the child
+ * and, with follow, of its descendants reaches sink->syscall() once, at its
+ * exit.  tracer_run() returns when no traced task is left.
+ */
+#ifndef IOTRACE_TRACER_H
+#define IOTRACE_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Flags of an event. */
+enum {
+	EVF_COUNT_ONLY = 1 << 0, /* no exit stop was taken: ret, times unknown */
+};
+
+struct tracer_event {
+	pid_t tid;
+	uint32_t arch;		/* AUDIT_ARCH_* of the call */
+	int nr;			/* syscall number in that arch */
+	unsigned flags;		/* EVF_* */
+	uint64_t args[6];
+	int64_t ret;		/* return value, -errno on error */
+	uint64_t entry_ns;	/* CLOCK_MONOTONIC at the entry stop */
+	uint64_t exit_ns;	/* CLOCK_MONOTONIC at the exit stop */
+};
+
+struct tracer_sink {
+	void (*syscall)(void *ctx, const struct tracer_event *ev);
+	void *ctx;
+};
+
+/*
+ * A set of syscalls, by number, for the native arch and (on x86_64) the
+ * i386 compat arch.  Built from names and strace-style classes.
+ */
+#define SYSCALL_SET_MAX 1024
+struct syscall_set {
+	uint8_t native[SYSCALL_SET_MAX / 8];
+	uint8_t compat[SYSCALL_SET_MAX / 8];
+};
+
+/* What tracer_run() does. */
+struct tracer_opts {
+	bool follow;			/* trace forks, vforks and threads */
+	const struct syscall_set *trace; /* count only these; NULL: all */
+};
+
+/* What the traced child runs once it is traced; returns its exit status. */
+struct tracer_child {
+	int (*run)(void *arg);
+	void *arg;
+};
+
+struct tracer_result {
+	int status;		/* wait status of the first process */
+	bool exited;		/* status is valid */
+	int fatal_signal;	/* SIGTERM/SIGHUP that made iotrace kill it */
+	uint64_t start_ns;	/* CLOCK_MONOTONIC when the child was released */
+	uint64_t end_ns;	/* CLOCK_MONOTONIC when the last task was gone */
+	uint64_t stops;		/* ptrace stops handled */
+};
+
+int tracer_run(const struct tracer_opts *opts,
+	       const struct tracer_child *child,
+	       const struct tracer_sink *sink, struct tracer_result *res);
+
+/* Runs argv[0] (already resolved to a path) with execv: a tracer_child. */
+int tracer_exec_child(void *argv);
+
+/*
+ * Finds the program argv0 would run, like execvp: a path with a slash is
+ * used as is, otherwise PATH is searched.  Returns 0 and the path in buf,
+ * or -errno (ENOENT, EACCES) with the same meaning as the shell's.
+ */
+int tracer_resolve(const char *argv0, char *buf, size_t size);
+
+/* Signals: install iotrace's handlers, remembering what they replace. */
+void tracer_signals_init(void);
+
+/* --- syscall names and sets (syscalls.c) --- */
+
+/* Name of nr in arch, or "syscall_NNN" in buf for numbers without one. */
+const char *syscall_name(uint32_t arch, int nr, char *buf, size_t size);
+
+/* Number of a syscall by name in the native arch, or -1. */
+int syscall_number(const char *name);
+
+/*
+ * Parses strace's -e trace= value: a comma list of names and %class
+ * words, with a leading '!' negating the whole list.  Returns 0, or -1
+ * with the offending word in bad.
+ */
+int syscall_set_parse(struct syscall_set *set, const char *spec,
+		      char *bad, size_t badsize);
+bool syscall_set_has(const struct syscall_set *set, uint32_t arch, int nr);
+
+/* Names of the strace classes, for --help and the man page. */
+extern const char *const syscall_class_names[];
+
+#endif
