@@ -21,7 +21,11 @@ struct cli_opts {
 	struct report_opts report;	/* -S, --format, --raw-time ... */
 	struct tracer_opts tracer;	/* -f, -e trace= ... */
 	struct syscall_set trace_set;	/* storage for tracer.trace */
+	struct syscall_set count_set;	/* storage for tracer.count */
 	bool truth;			/* --truth (built-in workloads) */
+	bool count_only;		/* --count-only */
+	bool no_seccomp;		/* --no-seccomp */
+	const char *seccomp_why_not;	/* NULL: seccomp-bpf is used */
 };
 
 struct cli_command {

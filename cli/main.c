@@ -52,7 +52,16 @@ static void print_help(void)
 	       "  -o FILE            write the report to FILE (default: stderr)\n"
 	       "  -S KEY             sort by time|calls|errors|name|avg-time|\n"
 	       "                     min-time|max-time (default: time)\n"
-	       "  -e trace=SET       count only SET: names, classes, !negation\n"
+	       "  -e trace=SET       trace only SET: names, classes, !negation\n"
+	       "  -e count=SET       of those, count SET without timing it\n"
+	       "                     (one stop per call instead of two)\n"
+	       "      --count-only   count everything, time nothing\n"
+	       "      --raw-time     show times without the calibrated stop\n"
+	       "                     overhead subtracted\n"
+	       "      --no-seccomp   stop at every syscall (PTRACE_SYSCALL)\n"
+	       "                     instead of only where needed\n"
+	       "      --no-pin       do not keep iotrace and a lone tracee on\n"
+	       "                     one CPU\n"
 	       "  -f                 follow children (the default)\n"
 	       "      --no-follow    trace only the first process\n"
 	       "  -c, -C, -w         accepted for strace habit: the summary is\n"
@@ -79,20 +88,40 @@ int parse_format(const char *s)
 	return -1;
 }
 
+/* -e trace=SET (or a bare SET, as in strace) and -e count=SET. */
 static void parse_e(struct cli_opts *o, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
+	bool count = eq && !strncmp(arg, "count=", 6);
+	struct syscall_set *set = count ? &o->count_set : &o->trace_set;
 	char bad[128];
 
-	/* A bare SET means trace=SET, as in strace. */
-	if (eq && strncmp(arg, "trace=", 6))
+	if (eq && !count && strncmp(arg, "trace=", 6))
 		usage_error("unsupported -e qualifier '%.*s'", (int)(eq - arg),
 			    arg);
 	if (eq)
 		arg = eq + 1;
-	if (syscall_set_parse(&o->trace_set, arg, bad, sizeof(bad)) < 0)
-		usage_error("-e trace: unknown syscall or class '%s'", bad);
-	o->tracer.trace = &o->trace_set;
+	if (syscall_set_parse(set, arg, bad, sizeof(bad)) < 0)
+		usage_error("-e %s: unknown syscall or class '%s'",
+			    count ? "count" : "trace", bad);
+	if (count)
+		o->tracer.count = set;
+	else
+		o->tracer.trace = set;
+}
+
+/* Choices that depend on several options, made once they are all read. */
+static void settle_options(struct cli_opts *o)
+{
+	char bad[8];
+
+	if (o->count_only) {
+		syscall_set_parse(&o->count_set, "all", bad, sizeof(bad));
+		o->tracer.count = &o->count_set;
+	}
+	o->seccomp_why_not = o->no_seccomp ? "--no-seccomp" :
+			     tracer_seccomp_unusable(&o->tracer);
+	o->tracer.seccomp = !o->seccomp_why_not;
 }
 
 enum {
@@ -101,6 +130,9 @@ enum {
 	OPT_SAVE,
 	OPT_RAW_TIME,
 	OPT_TRUTH,
+	OPT_NO_SECCOMP,
+	OPT_COUNT_ONLY,
+	OPT_NO_PIN,
 };
 
 static const struct option long_options[] = {
@@ -112,6 +144,9 @@ static const struct option long_options[] = {
 	{ "save", required_argument, NULL, OPT_SAVE },
 	{ "raw-time", no_argument, NULL, OPT_RAW_TIME },
 	{ "truth", no_argument, NULL, OPT_TRUTH },
+	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
+	{ "count-only", no_argument, NULL, OPT_COUNT_ONLY },
+	{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -154,6 +189,15 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 	case OPT_TRUTH:
 		o->truth = true;
 		break;
+	case OPT_NO_SECCOMP:
+		o->no_seccomp = true;
+		break;
+	case OPT_COUNT_ONLY:
+		o->count_only = true;
+		break;
+	case OPT_NO_PIN:
+		o->tracer.pin = false;
+		break;
 	case 'h':
 		print_help();
 		exit(0);
@@ -179,7 +223,7 @@ static const struct cli_command *find_command(const char *word)
 
 int main(int argc, char **argv)
 {
-	struct cli_opts o = { .tracer.follow = true };
+	struct cli_opts o = { .tracer.follow = true, .tracer.pin = true };
 	const struct cli_command *cmd;
 	bool dashdash;
 	int c;
@@ -190,6 +234,7 @@ int main(int argc, char **argv)
 		parse_option(&o, c, argv);
 	if (optind >= argc)
 		usage_error("no command to trace");
+	settle_options(&o);
 	dashdash = !strcmp(argv[optind - 1], "--");
 	cmd = dashdash ? NULL : find_command(argv[optind]);
 	if (cmd)

@@ -61,6 +61,26 @@ static int write_outputs(const struct cli_opts *o, const struct profile *p,
 	return err;
 }
 
+/*
+ * Measures the stop overhead to subtract, unless nothing is timed.  A
+ * failed calibration leaves times uncorrected, and says so.
+ */
+static void calibrate(const struct cli_opts *o, struct profile *p)
+{
+	int err;
+
+	snprintf(p->engine, sizeof(p->engine), "%s",
+		 o->tracer.seccomp ? "seccomp-bpf" : "ptrace");
+	if (o->count_only)
+		return;
+	err = tracer_calibrate(&o->tracer, &p->overhead_ns);
+	if (err < 0)
+		error("calibration failed (%s): times are not corrected",
+		      strerror(-err));
+	else
+		p->calibrated = true;
+}
+
 int trace_and_report(struct cli_opts *o, const struct tracer_child *child,
 		     int argc, char **argv,
 		     int (*before)(struct profile *p, void *arg), void *arg)
@@ -80,6 +100,7 @@ int trace_and_report(struct cli_opts *o, const struct tracer_child *child,
 	}
 	sink.ctx = &p;
 	tracer_signals_init();
+	calibrate(o, &p);
 	err = tracer_run(&o->tracer, child, &sink, &res);
 	if (err < 0 && !res.exited) {
 		error("cannot trace '%s': %s", argv[0], strerror(-err));

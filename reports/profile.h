@@ -93,6 +93,8 @@ struct profile {
 	uint64_t wall_ns;	/* elapsed wall time of the traced run */
 	uint64_t stops;		/* ptrace stops taken */
 	uint64_t overhead_ns;	/* subtracted per timed call (calibration) */
+	bool calibrated;	/* overhead_ns was measured */
+	char engine[16];	/* "seccomp-bpf", "ptrace"; "" unknown */
 	struct profile_exit exit;
 	struct profile_truth truth;	/* truth.nrows == 0: none */
 	const char *source;	/* "iotrace", or "strace" for text tables */

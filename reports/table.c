@@ -64,6 +64,29 @@ static void print_ending(FILE *f, const struct profile *p)
 		fprintf(f, "%s exited %d", command_name(p), e->code);
 }
 
+/* What the times are: the engine and the calibration behind them. */
+static void print_timing(FILE *f, const struct profile *p,
+			 const struct report_opts *o)
+{
+	struct profile_totals t;
+
+	if (!p->engine[0])
+		return;
+	profile_totals(p, &t);
+	fprintf(f, "iotrace: engine %s; ", p->engine);
+	if (!t.timed)
+		fputs("counted only: one stop per call, no times\n", f);
+	else if (o && o->raw_time)
+		fprintf(f, "raw times (stop overhead %.1f us/call not "
+			"subtracted)\n", (double)p->overhead_ns / 1e3);
+	else if (p->calibrated)
+		fprintf(f, "timing: %.1f us/call of stop overhead subtracted "
+			"(calibrated; --raw-time to keep it)\n",
+			(double)p->overhead_ns / 1e3);
+	else
+		fprintf(f, "times not corrected for stop overhead\n");
+}
+
 void table_render_header(FILE *f, const struct profile *p,
 			 const struct report_opts *o)
 {
@@ -80,11 +103,21 @@ void table_render_header(FILE *f, const struct profile *p,
 	}
 	fputs("iotrace: ", f);
 	print_ending(f, p);
-	fprintf(f, " after %.3f s wall; %llu syscalls took %.3f s", wall,
-		(unsigned long long)t.calls, secs);
+	fprintf(f, " after %.3f s wall; %llu syscalls", wall,
+		(unsigned long long)t.calls);
+	if (!t.timed && t.calls) {
+		fputs(", counted only (not timed)\n", f);
+		print_timing(f, p, o);
+		return;
+	}
+	if (t.timed < t.calls)
+		fprintf(f, " (%llu counted only); the timed ones",
+			(unsigned long long)(t.calls - t.timed));
+	fprintf(f, " took %.3f s", secs);
 	if (p->wall_ns)
 		fprintf(f, " (%.1f%% of wall)", 100.0 * secs / wall);
 	fputc('\n', f);
+	print_timing(f, p, o);
 }
 
 static void print_cells(FILE *f, const char *const *cells)

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -128,15 +130,31 @@ int tracer_resolve(const char *argv0, char *buf, size_t size)
 	}
 }
 
-static void child_main(const struct tracer_child *child)
+/*
+ * The filter goes in after the seize: loaded before, the SIGSTOP would be
+ * a traced syscall with no tracer yet (ENOSYS).  In seccomp mode the
+ * parent resumes with PTRACE_CONT, so loading it makes no stop either.
+ */
+static int load_filter(const struct plan *pl)
+{
+	struct sock_fprog prog = { pl->bpf_len, pl->bpf };
+
+	if (pl->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}
+
+static void child_main(const struct plan *pl, const struct tracer_child *child)
 {
 	restore_signals();
 	/* Stop here until the parent has seized us. */
 	kill(getpid(), SIGSTOP);
+	if (pl->bpf && load_filter(pl) < 0)
+		_exit(126);
 	_exit(child->run(child->arg));
 }
 
-pid_t tracer_spawn(const struct tracer_opts *opts,
+pid_t tracer_spawn(const struct tracer_opts *opts, const struct plan *pl,
 		   const struct tracer_child *child)
 {
 	unsigned long options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
@@ -144,6 +162,8 @@ pid_t tracer_spawn(const struct tracer_opts *opts,
 	int status, err;
 	pid_t pid;
 
+	if (pl->bpf)
+		options |= PTRACE_O_TRACESECCOMP;
 	if (opts->follow)
 		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 			   PTRACE_O_TRACECLONE;
@@ -152,7 +172,7 @@ pid_t tracer_spawn(const struct tracer_opts *opts,
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)
-		child_main(child);
+		child_main(pl, child);
 
 	while (waitpid(pid, &status, WSTOPPED) < 0)
 		if (errno != EINTR)

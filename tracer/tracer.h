@@ -53,7 +53,25 @@ struct syscall_set {
 struct tracer_opts {
 	bool follow;			/* trace forks, vforks and threads */
 	const struct syscall_set *trace; /* count only these; NULL: all */
+	const struct syscall_set *count; /* of those, count without timing */
+	bool seccomp;			/* stop only where needed (seccomp-bpf) */
+	bool pin;			/* tracer and a lone tracee on one CPU */
 };
+
+/*
+ * Why a run cannot use seccomp-bpf, or NULL when it can: the kernel
+ * (before 4.8 the stop order differs; without CONFIG_SECCOMP_FILTER),
+ * or the options (--no-follow: untraced children would inherit a filter
+ * nobody answers).
+ */
+const char *tracer_seccomp_unusable(const struct tracer_opts *opts);
+
+/*
+ * Measures what a timed call costs in stops: the time the tracer sees for
+ * a trivial syscall, traced as opts would trace it, minus the same call
+ * untraced (medians).  A few ms.  0 or -errno.
+ */
+int tracer_calibrate(const struct tracer_opts *opts, uint64_t *overhead_ns);
 
 /* What the traced child runs once it is traced; returns its exit status. */
 struct tracer_child {

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Same-CPU placement.  A ptrace stop is two context switches; when tracer
+ * and tracee sit on different CPUs each one is also a cross-CPU wake-up,
+ * which about doubles the cost of a traced syscall.  So while the traced
+ * tree is a single task, iotrace pins itself and the task (which inherits
+ * the mask at fork) to the CPU iotrace is running on.
+ *
+ * The CPU mask is part of the program's environment (sort and nproc read
+ * it), so the program must not notice: sched_getaffinity on itself has
+ * its result rewritten to the original mask at the exit stop, and as soon
+ * as a second task exists (the first fork or thread) every task gets the
+ * original mask back for good.  If the program sets its own mask, that
+ * wins and pinning ends.  /proc/self/status shows the pinned mask while
+ * pinning lasts: that is documented, not hidden.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "tracer/tracer-int.h"
+
+void pin_start(struct pin *pin)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	memset(pin, 0, sizeof(*pin));
+	if (sched_getaffinity(0, sizeof(pin->orig), &pin->orig) < 0 ||
+	    cpu < 0 || !CPU_ISSET(cpu, &pin->orig) ||
+	    CPU_COUNT(&pin->orig) < 2)
+		return;		/* nothing to gain, or nothing known */
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) == 0)
+		pin->active = true;
+}
+
+void pin_end(struct pin *pin, pid_t parent, pid_t child)
+{
+	if (!pin->active)
+		return;
+	if (parent > 0)
+		sched_setaffinity(parent, sizeof(pin->orig), &pin->orig);
+	if (child > 0)
+		sched_setaffinity(child, sizeof(pin->orig), &pin->orig);
+	sched_setaffinity(0, sizeof(pin->orig), &pin->orig);
+	pin->active = false;
+}
+
+/* Writes the original mask over what sched_getaffinity returned. */
+static void rewrite_mask(struct pin *pin, pid_t tid, const uint64_t *args,
+			 int64_t ret)
+{
+	size_t len = (size_t)ret;
+	struct iovec local, remote;
+
+	if (len > sizeof(pin->orig))
+		len = sizeof(pin->orig);
+	local.iov_base = &pin->orig;
+	local.iov_len = len;
+	remote.iov_base = (void *)(uintptr_t)args[2];
+	remote.iov_len = len;
+	process_vm_writev(tid, &local, 1, &remote, 1, 0);
+}
+
+void pin_fixup(struct pin *pin, pid_t tid, int nr, const uint64_t *args,
+	       int64_t ret)
+{
+	pid_t target = (pid_t)args[0];
+
+	/* Only calls about the task itself; while pinned it is alone. */
+	if (ret < 0 || (target != 0 && target != tid))
+		return;
+	if (nr == SYS_sched_getaffinity && ret > 0)
+		rewrite_mask(pin, tid, args, ret);
+	else if (nr == SYS_sched_setaffinity)
+		pin_end(pin, 0, 0);	/* the program's own choice wins */
+}
