@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The low-overhead engine: the seccomp-bpf path and the PTRACE_SYSCALL path
+# count the same; count-only rows are marked, never invented; calibration
+# never makes a time negative; pinning is invisible to the program.
+. "$(dirname "$0")/lib.sh"
+
+# Runs one command line on both engines; its own exit status may be
+# anything, the tables must agree.
+paths_agree() {
+	"$IOTRACE" -o seccomp.txt "$@" >/dev/null 2>&1
+	"$IOTRACE" -o ptrace.txt --no-seccomp "$@" >/dev/null 2>&1
+	grep -q "engine seccomp-bpf" seccomp.txt &&
+	grep -q "engine ptrace" ptrace.txt &&
+	table_counts seccomp.txt >a &&
+	table_counts ptrace.txt >b &&
+	test -s a &&
+	test_cmp a b
+}
+
+test_expect_success PTRACE 'dd: both engines count the same' '
+	paths_agree -- dd if=/dev/zero of=out bs=512 count=3000
+'
+
+test_expect_success PTRACE 'sh spawning children: both engines count the same' '
+	paths_agree -- sh -c "for i in 1 2 3 4 5; do cat /etc/hostname; done >/dev/null"
+'
+
+test_expect_success PTRACE 'tar: both engines count the same' '
+	mkdir -p tree/sub && echo a >tree/a && echo b >tree/sub/b &&
+	paths_agree -- tar cf t.tar tree
+'
+
+test_expect_success PTRACE '-e trace=write: both engines, write only' '
+	paths_agree -e trace=write -- dd if=/dev/zero of=out bs=100 count=321 &&
+	echo "write 324 0" >expect &&  # 321 blocks and 3 closing lines of dd
+	test_cmp expect a
+'
+
+test_expect_success PTRACE '-e trace=%file: both engines count the same' '
+	paths_agree -e trace=%file -- ls /nonexistent /etc/hostname
+'
+
+test_expect_success PTRACE '--count-only: same counts, no invented times' '
+	"$IOTRACE" -o timed.txt -- dd if=/dev/zero of=out bs=1k count=500 2>/dev/null &&
+	"$IOTRACE" -o counted.txt --count-only -- dd if=/dev/zero of=out bs=1k count=500 2>/dev/null &&
+	table_counts timed.txt | cut -d" " -f1,2 >a &&
+	table_counts counted.txt | cut -d" " -f1,2 >b &&
+	test_cmp a b &&
+	grep -E "^ +- +- +- +503 +- write$" counted.txt &&
+	grep "counted only, without an exit stop" counted.txt &&
+	grep "counted only (not timed)" counted.txt
+'
+
+test_expect_success PTRACE '--count-only agrees on both engines' '
+	paths_agree --count-only -- dd if=/dev/zero of=out bs=1k count=200
+'
+
+test_expect_success PTRACE '-e count=read: read counted only, write timed' '
+	"$IOTRACE" -o t.txt -e count=read -- dd if=/dev/zero of=out bs=1k count=300 2>/dev/null &&
+	grep -E "^ +- +- +- +303 +- read$" t.txt &&
+	grep -E "^ *[0-9.]+ +[0-9.]+ +[0-9]+ +303 +write$" t.txt &&
+	grep "(303 counted only)" t.txt
+'
+
+test_expect_success PTRACE 'calibrated times are never negative; raw >= corrected' '
+	"$IOTRACE" -o c.txt -- dd if=/dev/zero of=out bs=1 count=2000 2>/dev/null &&
+	"$IOTRACE" -o r.txt --raw-time -- dd if=/dev/zero of=out bs=1 count=2000 2>/dev/null &&
+	grep -E "timing: [0-9.]+ us/call of stop overhead subtracted" c.txt &&
+	grep "raw times" r.txt &&
+	awk "/^-/ {r++; next} r == 1 && \$2 !~ /^[0-9]+\\.[0-9]+\$/ {bad=1} END {exit bad}" c.txt
+'
+
+test_expect_success PTRACE '--no-follow falls back to the ptrace engine' '
+	"$IOTRACE" -o t.txt --no-follow -- sh -c "true; true" &&
+	grep "engine ptrace" t.txt
+'
+
+test_expect_success PTRACE 'a tracee with its own seccomp filter is counted exactly' '
+	"$IOTRACE" -o s.txt -e trace=write -- "$HELPERS/seccomp-self" 77 &&
+	"$IOTRACE" -o p.txt --no-seccomp -e trace=write -- "$HELPERS/seccomp-self" 77 &&
+	echo "write 77 0" >expect &&
+	table_counts s.txt >a && test_cmp expect a &&
+	table_counts p.txt >b && test_cmp expect b
+'
+
+test_expect_success PTRACE 'exec of a set-user-ID binary is counted exactly' '
+	test "$(id -u)" = 0 || exit 0
+	chmod 711 . && : >out && chmod 666 out &&
+	cp "$HELPERS/writeloop" suid && chown nobody suid && chmod 4755 suid &&
+	"$IOTRACE" -o s.txt -e trace=write -- ./suid out 55 1 &&
+	"$IOTRACE" -o p.txt --no-seccomp -e trace=write -- ./suid out 55 1 &&
+	echo "write 55 0" >expect &&
+	table_counts s.txt >a && test_cmp expect a &&
+	table_counts p.txt >b && test_cmp expect b
+'
+
+# Pinning: the program sees its original CPU mask, whatever iotrace does.
+same_view() {
+	"$@" >expect 2>&1 &&
+	"$IOTRACE" -o /dev/null -- "$@" >pinned 2>&1 &&
+	"$IOTRACE" -o /dev/null --no-pin -- "$@" >unpinned 2>&1 &&
+	"$IOTRACE" -o /dev/null --no-seccomp -- "$@" >ptrace 2>&1 &&
+	test_cmp expect pinned &&
+	test_cmp expect unpinned &&
+	test_cmp expect ptrace
+}
+
+test_expect_success PTRACE 'nproc sees every CPU it was given' '
+	same_view nproc
+'
+
+test_expect_success PTRACE 'sched_getaffinity and one thread per CPU' '
+	same_view "$HELPERS/affinity" threads &&
+	grep "starting $(nproc) threads" expect
+'
+
+test_expect_success PTRACE 'a mask set by the caller (taskset) is kept' '
+	command -v taskset >/dev/null || exit 0
+	same_view taskset -c 0 "$HELPERS/affinity" threads &&
+	grep "main: cpus 0 (count 1)" expect
+'
+
+test_expect_success PTRACE 'sort sees the same CPUs (threads it may start)' '
+	seq 1 20000 | sort -r >expect &&
+	seq 1 20000 | "$IOTRACE" -o /dev/null -- sort -r >actual &&
+	test_cmp expect actual
+'
+
+test_done
