@@ -21,46 +21,46 @@
 #include "tracer/tracer-int.h"
 
 /* These never return: never in the table (like strace), never a stop. */
-static bool never_returns(const char *name)
-{
-	return !strcmp(name, "exit") || !strcmp(name, "exit_group");
-}
-
+static const char *const never_return[] = { "exit", "exit_group", NULL };
 /* Pinning must see these return: the mask the program asks or sets. */
-static bool pin_sensitive(const char *name)
+static const char *const pin_sensitive[] = {
+	"sched_getaffinity", "sched_setaffinity", NULL
+};
+
+static void mark(uint8_t *actions, uint32_t arch, const char *const *names,
+		 uint8_t set, uint8_t clear)
 {
-	return !strcmp(name, "sched_getaffinity") ||
-	       !strcmp(name, "sched_setaffinity");
+	int nr;
+
+	for (; *names; names++) {
+		nr = seccomp_syscall_resolve_name_arch(arch, *names);
+		if (nr >= 0 && nr < SYSCALL_SET_MAX)
+			actions[nr] = (uint8_t)((actions[nr] & ~clear) | set);
+	}
 }
 
-static uint8_t action_of(const struct tracer_opts *opts, uint32_t arch,
-			 int nr, const char *name)
-{
-	uint8_t act = ACT_SKIP;
-
-	if (!opts->trace || syscall_set_has(opts->trace, arch, nr))
-		act = opts->count && syscall_set_has(opts->count, arch, nr) ?
-		      ACT_COUNT : ACT_TIME;
-	if (never_returns(name))
-		act = ACT_SKIP;
-	if (opts->pin && pin_sensitive(name))
-		act |= ACT_FIXUP;
-	return act;
-}
-
+/*
+ * By number, with no name lookups (a name per number costs milliseconds
+ * in libseccomp): numbers no name knows get what "all" gives them.
+ */
 static void fill_actions(uint8_t *actions, uint32_t arch,
 			 const struct tracer_opts *opts)
 {
-	char *name;
 	int nr;
 
 	for (nr = 0; nr < SYSCALL_SET_MAX; nr++) {
-		name = arch ? seccomp_syscall_resolve_num_arch(arch, nr) : NULL;
-		/* Unknown numbers are traced when everything is. */
-		actions[nr] = name ? action_of(opts, arch, nr, name) :
-			      opts->trace ? ACT_SKIP : ACT_TIME;
-		free(name);
+		actions[nr] = ACT_SKIP;
+		if (opts->trace && !syscall_set_has(opts->trace, arch, nr))
+			continue;
+		actions[nr] = opts->count &&
+			      syscall_set_has(opts->count, arch, nr) ?
+			      ACT_COUNT : ACT_TIME;
 	}
+	if (!arch)
+		return;
+	mark(actions, arch, never_return, ACT_SKIP, 0xff);
+	if (opts->pin)
+		mark(actions, arch, pin_sensitive, ACT_FIXUP, 0);
 }
 
 static bool kernel_at_least(int major, int minor)

@@ -1,0 +1,147 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make bench: iotrace against strace and against the untraced run, measured
+# side by side in one run (A B C A B C ..., REPS rounds, medians), so only
+# ratios are compared: absolute times drift +/-30% between runs on shared
+# machines, ratios measured together do not.
+#
+# Part 1, overhead: wall time of each workload untraced, under strace and
+# under iotrace's modes.  Part 2, accuracy: the write latency each tracer
+# reports against the program's own untraced measurement (ground truth).
+# Prints two tables, checks the targets, writes bench/results/latest.json.
+set -eu
+: "${IOTRACE:?}" "${HELPERS:?}"
+REPS=${REPS:-5}
+here=$(cd "$(dirname "$0")" && pwd)
+out=$here/results
+work=$(mktemp -d "${TMPDIR:-/tmp}/iotrace-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+cd "$work"
+
+now_ns() { date +%s%N; }
+
+# Workloads: name and command (run by sh -c).
+workloads="dd|dd if=/dev/zero of=$work/dd.out bs=1024 count=20480 2>/dev/null
+bufwrite1|$HELPERS/writeloop $work/bw.out 100000 1
+tarpipe|tar cf - /usr/include 2>/dev/null | cat >/dev/null
+threads|$HELPERS/writeloop $work/mt.out 25000 1 4"
+
+# Modes: name and the prefix that traces a command.
+modes="untraced|
+strace|strace -f -c -o $work/s.txt
+strace-bpf-write|strace -f -c --seccomp-bpf -e trace=write -o $work/s.txt
+iotrace|$IOTRACE -o $work/i.txt --
+iotrace-no-seccomp|$IOTRACE --no-seccomp -o $work/i.txt --
+iotrace-count-only|$IOTRACE --count-only -o $work/i.txt --
+iotrace-write|$IOTRACE -e trace=write -o $work/i.txt --
+iotrace-openat|$IOTRACE -e trace=openat -o $work/i.txt --"
+
+run_one() { # prefix command -> prints wall ns
+	t0=$(now_ns)
+	if [ -n "$1" ]; then
+		$1 sh -c "$2" >/dev/null 2>&1 || true
+	else
+		sh -c "$2" >/dev/null 2>&1 || true
+	fi
+	echo $(($(now_ns) - t0))
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+echo "iotrace bench: $REPS interleaved rounds on $(nproc) CPUs, $(uname -r)"
+echo "part 1: wall time, median of $REPS (ratios are what to compare)"
+: >walls
+round=1
+while [ $round -le "$REPS" ]; do
+	echo "$workloads" | while IFS='|' read -r wname wcmd; do
+		echo "$modes" | while IFS='|' read -r mname mprefix; do
+			echo "$wname $mname $(run_one "$mprefix" "$wcmd")" >>walls
+		done
+	done
+	round=$((round + 1))
+done
+
+wall_of() { awk -v w="$1" -v m="$2" '$1 == w && $2 == m { print $3 }' walls | median; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
+
+printf '%-10s %-20s %10s %12s %12s\n' workload mode "wall s" "/untraced" "/strace -c"
+: >part1.json
+echo "$workloads" | while IFS='|' read -r wname wcmd; do
+	base=$(wall_of "$wname" untraced)
+	st=$(wall_of "$wname" strace)
+	echo "$modes" | while IFS='|' read -r mname mprefix; do
+		w=$(wall_of "$wname" "$mname")
+		printf '%-10s %-20s %10.3f %12s %12s\n' "$wname" "$mname" \
+			"$(awk -v n="$w" 'BEGIN { print n / 1e9 }')" \
+			"$(ratio "$w" "$base")" "$(ratio "$w" "$st")"
+		printf '{"workload":"%s","mode":"%s","wall_ns":%s,"vs_untraced":%s,"vs_strace":%s},\n' \
+			"$wname" "$mname" "$w" "$(ratio "$w" "$base")" "$(ratio "$w" "$st")" >>part1.json
+	done
+done
+
+# Part 2: write latency, ns per call, against the program's own timing.
+write_ns_per_call() { # table file -> ns per write call (seconds / calls)
+	awk '$NF == "write" && $4 ~ /^[0-9]+$/ { printf "%d", $2 * 1e9 / $4; exit }' "$1"
+}
+
+echo
+echo "part 2: write latency per call against ground truth, median of $REPS"
+printf '%-22s %10s %10s %10s %10s  %s\n' case "truth ns" "iotrace" "strace -w" "iotrace err" "target"
+: >part2.json
+for spec in "1024x20000|20000 1024" "65536x2000|2000 65536" "1x100000|100000 1"; do
+	name=${spec%%|*}
+	args=${spec#*|}
+	: >truth; : >iot; : >str
+	round=1
+	while [ $round -le "$REPS" ]; do
+		# shellcheck disable=SC2086
+		"$HELPERS/writeloop" lat.out $args -t 2>&1 >/dev/null |
+			sed -n 's/.*mean \([0-9]*\) ns.*/\1/p' >>truth
+		"$IOTRACE" -o i.txt -- "$HELPERS/writeloop" lat.out $args >/dev/null 2>&1
+		write_ns_per_call i.txt >>iot; echo >>iot
+		strace -f -c -w -o s.txt "$HELPERS/writeloop" lat.out $args >/dev/null 2>&1
+		write_ns_per_call s.txt >>str; echo >>str
+		round=$((round + 1))
+	done
+	t=$(median <truth); i=$(median <iot); s=$(median <str)
+	verdict=$(awk -v t="$t" -v i="$i" 'BEGIN {
+		d = i - t; if (d < 0) d = -d
+		lim = 0.3 * t; if (lim < 1000) lim = 1000
+		print (d <= lim) ? "met" : "MISSED" }')
+	printf '%-22s %10s %10s %10s %+10s  %s\n' "write $name" "$t" "$i" "$s" \
+		"$((i - t))" "$verdict (within max(30%, 1 us))"
+	printf '{"case":"write %s","truth_ns":%s,"iotrace_ns":%s,"strace_w_ns":%s,"target":"%s"},\n' \
+		"$name" "$t" "$i" "$s" "$verdict" >>part2.json
+done
+
+# Targets of issue 5, as ratios measured in this run.
+check() { # label value limit
+	v=$1; shift
+	lim=$1; shift
+	ok=$(awk -v v="$v" -v l="$lim" 'BEGIN { print (v <= l) ? "met" : "MISSED" }')
+	printf '%-62s %6s <= %-5s %s\n' "$*" "$v" "$lim" "$ok"
+	printf '{"target":"%s","ratio":%s,"limit":%s,"result":"%s"},\n' "$*" "$v" "$lim" "$ok" >>targets.json
+}
+echo
+echo "targets (ratios from part 1):"
+: >targets.json
+check "$(ratio "$(wall_of dd iotrace)" "$(wall_of dd strace)")" 0.8 \
+	"dd, all timed: iotrace / strace -f -c"
+check "$(ratio "$(wall_of dd iotrace-count-only)" "$(wall_of dd strace)")" 0.6 \
+	"dd, count-only: iotrace --count-only / strace -f -c"
+check "$(ratio "$(wall_of dd iotrace-write)" "$(wall_of dd strace-bpf-write)")" 0.9 \
+	"dd, -e trace=write: iotrace / strace --seccomp-bpf"
+check "$(ratio "$(wall_of dd iotrace-openat)" "$(wall_of dd untraced)")" 1.3 \
+	"dd, untraced syscalls (-e trace=openat): iotrace / untraced"
+
+{
+	printf '{"schema":"iotrace-bench/1","date":"%s","kernel":"%s","cpus":%s,"reps":%s,\n' \
+		"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(uname -r)" "$(nproc)" "$REPS"
+	printf '"walls":[%s],\n' "$(sed '$ s/,$//' part1.json | tr -d '\n')"
+	printf '"latency":[%s],\n' "$(sed '$ s/,$//' part2.json | tr -d '\n')"
+	printf '"targets":[%s]}\n' "$(sed '$ s/,$//' targets.json | tr -d '\n')"
+} >"$out/latest.json.tmp"
+mv "$out/latest.json.tmp" "$out/latest.json"
+echo
+echo "written: bench/results/latest.json"
