@@ -49,9 +49,13 @@ static void on_fatal_signal(int sig)
  */
 void tracer_signals_init(void)
 {
+	static bool done;	/* a second call must not save our own state */
 	struct sigaction sa;
 	size_t i;
 
+	if (done)
+		return;
+	done = true;
 	sigprocmask(SIG_SETMASK, NULL, &saved_mask);
 	for (i = 0; i < NHANDLED; i++) {
 		int sig = handled_signals[i];
