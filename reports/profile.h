@@ -179,4 +179,35 @@ int report_render(FILE *f, const struct profile *p, const struct report_opts *o)
 /* "1,000,000" */
 const char *fmt_thousands(char *buf, size_t size, uint64_t n);
 
+/* --- sweeps: one point per swept value (sweep.c, sweep-table.c, svg.c) --- */
+
+struct sweep_point {
+	char value[32];		/* as written: "4K" */
+	double x;		/* numeric value for the chart; NAN: none */
+	int runs;		/* repeats behind the medians */
+	uint64_t wall_ns;	/* median over runs */
+	uint64_t wall_min_ns, wall_max_ns;	/* spread over runs */
+	uint64_t syscall_ns;	/* time in syscalls, the median run */
+	uint64_t calls;		/* all syscalls, the median run */
+	char dominant[PROFILE_NAME_MAX];	/* data syscall with most time */
+	uint64_t dominant_calls;
+	uint64_t dominant_ns;
+	uint64_t bytes;		/* bytes moved by the dominant syscall */
+	int status;		/* exit status of the median run */
+	char findings[512];	/* findings of this point only, "; "-joined */
+};
+
+struct sweep {
+	char key[32];		/* "bs" */
+	size_t npoints;
+	struct sweep_point *points;
+};
+
+void sweep_point_from_profile(struct sweep_point *pt, const struct profile *p);
+double sweep_point_mbps(const struct sweep_point *pt);
+size_t sweep_best(const struct sweep *s);
+int sweep_table_render(FILE *f, const struct sweep *s);
+/* A standalone SVG chart: throughput and calls against the value. */
+int svg_render(FILE *f, const struct sweep *s);
+
 #endif
