@@ -36,6 +36,7 @@ struct cli_command {
 
 /* Subcommands; argv[0] is the subcommand word. */
 int cmd_trace(struct cli_opts *o, int argc, char **argv);
+int cmd_sweep(struct cli_opts *o, int argc, char **argv);
 
 /* Prints "iotrace: <message>" on stderr. Returns -1. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -70,6 +71,21 @@ void outfile_abort(struct outfile *out);
 int trace_and_report(struct cli_opts *o, const struct tracer_child *child,
 		     int argc, char **argv,
 		     int (*before)(struct profile *p, void *arg), void *arg);
+
+/*
+ * The traced run alone: aggregates into p (initialised here; release it).
+ * 0, or -1 with the error printed.
+ */
+int trace_collect(struct cli_opts *o, const struct tracer_child *child,
+		  int argc, char **argv, struct profile *p);
+
+/*
+ * A child that execs argv (PATH searched as by execvp).  0, or the exit
+ * status for a command that cannot run (127, 126), with the reason
+ * printed.  exec_child_release() frees what it allocated.
+ */
+int exec_child(int argc, char **argv, struct tracer_child *child);
+void exec_child_release(struct tracer_child *child);
 
 /* The status iotrace exits with for a profile's ending. */
 int exit_status_of(const struct profile *p);

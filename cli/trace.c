@@ -81,41 +81,42 @@ static void calibrate(const struct cli_opts *o, struct profile *p)
 		p->calibrated = true;
 }
 
+int trace_collect(struct cli_opts *o, const struct tracer_child *child,
+		  int argc, char **argv, struct profile *p)
+{
+	struct tracer_sink sink = { on_syscall, p };
+	struct tracer_result res;
+	int err;
+
+	profile_init(p);
+	if (profile_set_command(p, argc, argv) < 0)
+		return error("out of memory");
+	tracer_signals_init();
+	calibrate(o, p);
+	err = tracer_run(&o->tracer, child, &sink, &res);
+	if (err < 0 && !res.exited)
+		return error("cannot trace '%s': %s", argv[0], strerror(-err));
+	if (err < 0)
+		error("tracing ended early: %s", strerror(-err));
+	p->wall_ns = res.end_ns - res.start_ns;
+	p->stops = res.stops;
+	profile_set_exit(p, res.status, res.fatal_signal);
+	return 0;
+}
+
 int trace_and_report(struct cli_opts *o, const struct tracer_child *child,
 		     int argc, char **argv,
 		     int (*before)(struct profile *p, void *arg), void *arg)
 {
-	struct tracer_sink sink = { on_syscall, NULL };
-	struct tracer_result res;
 	struct outfile out, save;
 	struct profile p;
-	int err, status;
+	int status = 1;
 
 	if (open_outputs(o, &out, &save) < 0)
 		return 1;
-	profile_init(&p);
-	if (profile_set_command(&p, argc, argv) < 0) {
-		status = error("out of memory");
+	if (trace_collect(o, child, argc, argv, &p) < 0 ||
+	    (before && before(&p, arg) < 0))
 		goto out_release;
-	}
-	sink.ctx = &p;
-	tracer_signals_init();
-	calibrate(o, &p);
-	err = tracer_run(&o->tracer, child, &sink, &res);
-	if (err < 0 && !res.exited) {
-		error("cannot trace '%s': %s", argv[0], strerror(-err));
-		status = 1;
-		goto out_release;
-	}
-	if (err < 0)
-		error("tracing ended early: %s", strerror(-err));
-	p.wall_ns = res.end_ns - res.start_ns;
-	p.stops = res.stops;
-	profile_set_exit(&p, res.status, res.fatal_signal);
-	if (before && before(&p, arg) < 0) {
-		status = 1;
-		goto out_release;
-	}
 	status = exit_status_of(&p);
 	if (write_outputs(o, &p, &out, &save) < 0 && !status)
 		status = 1;
@@ -126,15 +127,13 @@ out_release:
 	profile_release(&p);
 	outfile_abort(&out);
 	outfile_abort(&save);
-	return status < 0 ? 1 : status;
+	return status;
 }
 
-int cmd_trace(struct cli_opts *o, int argc, char **argv)
+int exec_child(int argc, char **argv, struct tracer_child *child)
 {
-	struct tracer_child child = { tracer_exec_child, NULL };
-	char path[PATH_MAX];
-	char **args;
-	int err, status;
+	char path[PATH_MAX], **args;
+	int err;
 
 	err = tracer_resolve(argv[0], path, sizeof(path));
 	if (err < 0) {
@@ -142,13 +141,37 @@ int cmd_trace(struct cli_opts *o, int argc, char **argv)
 		return err == -ENOENT ? 127 : 126;
 	}
 	/* execv gets the resolved path; the profile keeps what was typed. */
-	args = malloc(((size_t)argc + 1) * sizeof(*args));
-	if (!args)
-		return error("out of memory"), 1;
-	memcpy(args, argv, ((size_t)argc + 1) * sizeof(*args));
-	args[0] = path;
-	child.arg = args;
-	status = trace_and_report(o, &child, argc, argv, NULL, NULL);
+	args = calloc((size_t)argc + 1, sizeof(*args));
+	if (!args || !(args[0] = strdup(path))) {
+		free(args);
+		error("out of memory");
+		return 1;
+	}
+	memcpy(args + 1, argv + 1, (size_t)argc * sizeof(*args));
+	child->run = tracer_exec_child;
+	child->arg = args;
+	return 0;
+}
+
+void exec_child_release(struct tracer_child *child)
+{
+	char **args = child->arg;
+
+	if (args)
+		free(args[0]);
 	free(args);
+	child->arg = NULL;
+}
+
+int cmd_trace(struct cli_opts *o, int argc, char **argv)
+{
+	struct tracer_child child;
+	int status;
+
+	status = exec_child(argc, argv, &child);
+	if (status)
+		return status;
+	status = trace_and_report(o, &child, argc, argv, NULL, NULL);
+	exec_child_release(&child);
 	return status;
 }

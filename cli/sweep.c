@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `iotrace sweep KEY=V1,V2,... (run WORKLOAD ARGS | -- CMD ARGS)`: the
+ * block-size experiment in one command.  Each value is traced --repeat
+ * times (median reported, spread shown) with KEY=value added to the
+ * workload's arguments, or substituted for every {} in the command.
+ * Prints one row per value (stdout, or -o FILE), optionally draws the
+ * chart (--svg) and keeps every point's profile (--save-dir).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cli/cli.h"
+
+#define SWEEP_MAX_POINTS 64
+#define SWEEP_MAX_REPEAT 100
+
+struct sweep_opts {
+	int repeat;
+	const char *svg;
+	const char *save_dir;
+	char *key;			/* "bs" */
+	char *values[SWEEP_MAX_POINTS];	/* "512", "4K", ... */
+	size_t nvalues;
+	bool run;			/* a built-in workload, not -- CMD */
+	int argc;			/* what follows "run" or "--" */
+	char **argv;
+};
+
+static const struct option sweep_options[] = {
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "svg", required_argument, NULL, 's' },
+	{ "save-dir", required_argument, NULL, 'd' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse_values(struct sweep_opts *so, char *spec)
+{
+	char *eq = strchr(spec, '='), *v, *save = NULL;
+
+	if (!eq || eq == spec || !eq[1])
+		usage_error("sweep: expected KEY=V1,V2,... but got '%s'", spec);
+	*eq = '\0';
+	so->key = spec;
+	for (v = strtok_r(eq + 1, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
+		if (so->nvalues == SWEEP_MAX_POINTS)
+			usage_error("sweep: more than %d values", SWEEP_MAX_POINTS);
+		so->values[so->nvalues++] = v;
+	}
+	if (!so->nvalues)
+		usage_error("sweep: no values for '%s'", spec);
+}
+
+static void parse_sweep_option(struct sweep_opts *so, int c, char **argv)
+{
+	char *end;
+	long n;
+
+	switch (c) {
+	case 'r':
+		n = strtol(optarg, &end, 10);
+		if (*end || n < 1 || n > SWEEP_MAX_REPEAT)
+			usage_error("--repeat: expected 1 to %d, got '%s'",
+				    SWEEP_MAX_REPEAT, optarg);
+		so->repeat = (int)n;
+		break;
+	case 's':
+		so->svg = optarg;
+		break;
+	case 'd':
+		so->save_dir = optarg;
+		break;
+	case ':':
+		usage_error("option '%s' needs a value", argv[optind - 1]);
+	default:
+		usage_error("sweep: unknown option '%s'", argv[optind - 1]);
+	}
+}
+
+/* Options may come anywhere before "run" or "--". */
+static void parse_sweep(struct sweep_opts *so, int argc, char **argv)
+{
+	int c;
+
+	optind = 1;
+	for (;;) {
+		while ((c = getopt_long(argc, argv, "+:", sweep_options,
+					NULL)) != -1)
+			parse_sweep_option(so, c, argv);
+		if (optind >= argc)
+			usage_error("sweep: nothing to run (run WORKLOAD or -- CMD)");
+		if (!strcmp(argv[optind - 1], "--") || !strcmp(argv[optind], "run"))
+			break;
+		if (so->key)
+			usage_error("sweep: unexpected '%s' (one KEY=V1,V2,... "
+				    "then run or --)", argv[optind]);
+		parse_values(so, argv[optind++]);
+	}
+	if (!so->key)
+		usage_error("sweep: missing KEY=V1,V2,...");
+	so->run = strcmp(argv[optind - 1], "--") != 0;
+	so->argc = argc - optind - (so->run ? 1 : 0);
+	so->argv = argv + optind + (so->run ? 1 : 0);
+	if (!so->argc)
+		usage_error("sweep: nothing to run after '%s'",
+			    so->run ? "run" : "--");
+}
+
+/* "dd" "bs={}" -> "dd" "bs=4K": every {} of every word, for -- CMD. */
+static char *substitute(const char *word, const char *value)
+{
+	size_t vlen = strlen(value), n = 0;
+	const char *p;
+	char *out, *o;
+
+	for (p = word; (p = strstr(p, "{}")); p += 2)
+		n++;
+	out = malloc(strlen(word) + n * vlen + 1);
+	if (!out)
+		return NULL;
+	for (o = out; *word;) {
+		if (word[0] == '{' && word[1] == '}') {
+			memcpy(o, value, vlen);
+			o += vlen;
+			word += 2;
+		} else {
+			*o++ = *word++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static void free_argv(char **argv)
+{
+	char **a;
+
+	for (a = argv; a && *a; a++)
+		free(*a);
+	free(argv);
+}
+
+/*
+ * The command line of one point: the workload's words plus KEY=value, or
+ * the command with {} replaced.  NULL-terminated; free_argv() frees.
+ */
+static char **point_argv(const struct sweep_opts *so, const char *value,
+			 int *argc)
+{
+	char **argv = calloc((size_t)so->argc + 2, sizeof(*argv));
+	int i;
+
+	if (!argv)
+		return NULL;
+	for (i = 0; i < so->argc; i++)
+		if (!(argv[i] = so->run ? strdup(so->argv[i]) :
+					  substitute(so->argv[i], value)))
+			goto out_free;
+	*argc = so->argc;
+	if (so->run) {
+		if (asprintf(&argv[i], "%s=%s", so->key, value) < 0) {
+			argv[i] = NULL;
+			goto out_free;
+		}
+		(*argc)++;
+	}
+	return argv;
+out_free:
+	free_argv(argv);
+	return NULL;
+}
+
+static bool has_placeholder(const struct sweep_opts *so)
+{
+	int i;
+
+	for (i = 0; i < so->argc; i++)
+		if (strstr(so->argv[i], "{}"))
+			return true;
+	return false;
+}
+
+/* How one point's command becomes a traced child, per kind of sweep. */
+struct point_kind {
+	int (*prepare)(int argc, char **argv, struct tracer_child *child);
+	void (*release)(struct tracer_child *child);
+};
+
+static const struct point_kind exec_kind = { exec_child, exec_child_release };
+
+static int cmp_wall(const void *a, const void *b)
+{
+	const struct profile *x = a, *y = b;
+
+	return x->wall_ns < y->wall_ns ? -1 : x->wall_ns > y->wall_ns;
+}
+
+static void progress(const struct sweep_opts *so, size_t i, int r)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\riotrace: sweep %s=%s (%zu/%zu), run %d/%d   ",
+		so->key, so->values[i], i + 1, so->nvalues, r + 1, so->repeat);
+	if (i + 1 == so->nvalues && r + 1 == so->repeat)
+		fputs("\r\033[K", stderr);
+}
+
+/*
+ * Traces one value --repeat times; the point is the run with the median
+ * wall time (its profile is returned in median), with the spread of all.
+ */
+static int run_point(struct cli_opts *o, const struct sweep_opts *so,
+		     const struct point_kind *kind, size_t i,
+		     struct sweep_point *pt, struct profile *median)
+{
+	struct profile runs[SWEEP_MAX_REPEAT];
+	struct tracer_child child;
+	int argc, r, n = 0, err = -1;
+	char **argv = point_argv(so, so->values[i], &argc);
+
+	if (!argv)
+		return error("out of memory");
+	for (r = 0; r < so->repeat; r++) {
+		progress(so, i, r);
+		if (kind->prepare(argc, argv, &child))
+			goto out_release;
+		err = trace_collect(o, &child, argc, argv, &runs[r]);
+		n = r + 1;
+		kind->release(&child);
+		if (err < 0)
+			goto out_release;
+	}
+	qsort(runs, (size_t)n, sizeof(runs[0]), cmp_wall);
+	memset(pt, 0, sizeof(*pt));
+	snprintf(pt->value, sizeof(pt->value), "%s", so->values[i]);
+	pt->x = strtod(so->values[i], NULL);
+	pt->runs = n;
+	sweep_point_from_profile(pt, &runs[n / 2]);
+	pt->wall_min_ns = runs[0].wall_ns;
+	pt->wall_max_ns = runs[n - 1].wall_ns;
+	*median = runs[n / 2];
+	/* The caller owns the median now: the last run takes its slot. */
+	runs[n / 2] = runs[n - 1];
+	n--;
+	err = 0;
+out_release:
+	while (n-- > 0)
+		profile_release(&runs[n]);
+	free_argv(argv);
+	return err;
+}
+
+static int render_outputs(const struct cli_opts *o, const struct sweep_opts *so,
+			  const struct sweep *s, struct outfile *out,
+			  struct outfile *svg)
+{
+	int err = 0;
+
+	if (sweep_table_render(out->f ? out->f : stdout, s) < 0)
+		err = error("cannot write the sweep table");
+	if (out->f && outfile_commit(out) < 0)
+		err = -1;
+	if (svg->f && (svg_render(svg->f, s) < 0 || outfile_commit(svg) < 0))
+		err = error("cannot write '%s'", so->svg);
+	(void)o;
+	return err;
+}
+
+int cmd_sweep(struct cli_opts *o, int argc, char **argv)
+{
+	struct sweep_opts so = { .repeat = 3 };
+	struct sweep s = { .npoints = 0 };
+	struct outfile out = { 0 }, svg = { 0 };
+	struct profile median;
+	const struct point_kind *kind = &exec_kind;
+	int status = 1;
+	size_t i;
+
+	parse_sweep(&so, argc, argv);
+	if (!so.run && !has_placeholder(&so))
+		usage_error("sweep: no {} in the command for the values of '%s'",
+			    so.key);
+	if (so.run)
+		usage_error("sweep: 'run' is not supported yet");
+	snprintf(s.key, sizeof(s.key), "%s", so.key);
+	s.points = calloc(so.nvalues, sizeof(*s.points));
+	if (!s.points)
+		return error("out of memory"), 1;
+	if ((o->output && outfile_open(&out, o->output) < 0) ||
+	    (so.svg && outfile_open(&svg, so.svg) < 0))
+		goto out_free;
+	for (i = 0; i < so.nvalues; i++, s.npoints++) {
+		if (run_point(o, &so, kind, i, &s.points[i], &median) < 0)
+			goto out_free;
+		profile_release(&median);
+	}
+	status = render_outputs(o, &so, &s, &out, &svg) < 0 ? 1 : 0;
+out_free:
+	outfile_abort(&out);
+	outfile_abort(&svg);
+	free(s.points);
+	return status;
+}
