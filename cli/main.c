@@ -52,7 +52,8 @@ static void print_help(void)
 	       "Options:\n"
 	       "  -o FILE            write the report to FILE (default: stderr)\n"
 	       "  -S KEY             sort by time|calls|errors|name|avg-time|\n"
-	       "                     min-time|max-time (default: time)\n"
+	       "                     min-time|max-time|p50|p90|p99\n"
+	       "                     (default: time)\n"
 	       "  -e trace=SET       trace only SET: names, classes, !negation\n"
 	       "  -e count=SET       of those, count SET without timing it\n"
 	       "                     (one stop per call instead of two)\n"
@@ -67,6 +68,8 @@ static void print_help(void)
 	       "      --no-follow    trace only the first process\n"
 	       "  -c, -C, -w         accepted for strace habit: the summary is\n"
 	       "                     always printed, its time always wall-clock\n"
+	       "      --histogram    print a latency histogram per syscall\n"
+	       "      --no-findings  leave out the findings after the tables\n"
 	       "  -h, --help         this help\n"
 	       "  -V, --version      print the version\n\n"
 	       "Classes for -e trace=:");
@@ -134,6 +137,8 @@ enum {
 	OPT_NO_SECCOMP,
 	OPT_COUNT_ONLY,
 	OPT_NO_PIN,
+	OPT_NO_FINDINGS,
+	OPT_HISTOGRAM,
 };
 
 static const struct option long_options[] = {
@@ -148,6 +153,8 @@ static const struct option long_options[] = {
 	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
 	{ "count-only", no_argument, NULL, OPT_COUNT_ONLY },
 	{ "no-pin", no_argument, NULL, OPT_NO_PIN },
+	{ "no-findings", no_argument, NULL, OPT_NO_FINDINGS },
+	{ "histogram", no_argument, NULL, OPT_HISTOGRAM },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -199,6 +206,12 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 	case OPT_NO_PIN:
 		o->tracer.pin = false;
 		break;
+	case OPT_NO_FINDINGS:
+		o->report.findings = false;
+		break;
+	case OPT_HISTOGRAM:
+		o->report.histogram = true;
+		break;
 	case 'h':
 		print_help();
 		exit(0);
@@ -224,7 +237,8 @@ static const struct cli_command *find_command(const char *word)
 
 int main(int argc, char **argv)
 {
-	struct cli_opts o = { .tracer.follow = true, .tracer.pin = true };
+	struct cli_opts o = { .tracer.follow = true, .tracer.pin = true,
+			      .report.findings = true };
 	const struct cli_command *cmd;
 	bool dashdash;
 	int c;

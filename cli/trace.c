@@ -10,9 +10,17 @@
 #include <string.h>
 #include "cli/cli.h"
 
+struct sink_ctx {
+	struct profile *p;
+	struct fd_cache *fds;	/* per-file I/O; NULL: out of memory */
+};
+
 static void on_syscall(void *ctx, const struct tracer_event *ev)
 {
-	profile_add(ctx, ev);
+	struct sink_ctx *s = ctx;
+
+	profile_add(s->p, ev);
+	profile_add_files(s->p, s->fds, ev);
 }
 
 int exit_status_of(const struct profile *p)
@@ -84,7 +92,8 @@ static void calibrate(const struct cli_opts *o, struct profile *p)
 int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 		  int argc, char **argv, struct profile *p)
 {
-	struct tracer_sink sink = { on_syscall, p };
+	struct sink_ctx sctx = { p, NULL };
+	struct tracer_sink sink = { on_syscall, &sctx };
 	struct tracer_result res;
 	int err;
 
@@ -93,7 +102,10 @@ int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 		return error("out of memory");
 	tracer_signals_init();
 	calibrate(o, p);
+	/* -e trace= hides the closes: a cache could not be trusted. */
+	sctx.fds = fd_cache_new(p->native_arch, !o->tracer.trace);
 	err = tracer_run(&o->tracer, child, &sink, &res);
+	fd_cache_free(sctx.fds);
 	if (err < 0 && !res.exited)
 		return error("cannot trace '%s': %s", argv[0], strerror(-err));
 	if (err < 0)

@@ -171,6 +171,75 @@ static int cmp_max(const struct profile_row *a, const struct profile_row *b,
 	return cmp_u64(a->max_ns, b->max_ns);
 }
 
+/*
+ * Latency percentiles from the log2 histogram: bucket upper bounds, so
+ * good to a factor of two (reports/histogram.c).
+ */
+static void text_pct(char *b, size_t n, const struct profile_row *r,
+		     double q)
+{
+	if (!r->timed)
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%llu", (unsigned long long)
+			 (profile_row_percentile(r, q) / 1000));
+}
+
+static void text_p50(char *b, size_t n, const struct profile_row *r,
+		     const struct profile_totals *t,
+		     const struct report_opts *o)
+{
+	(void)t;
+	(void)o;
+	text_pct(b, n, r, 50);
+}
+
+static void text_p90(char *b, size_t n, const struct profile_row *r,
+		     const struct profile_totals *t,
+		     const struct report_opts *o)
+{
+	(void)t;
+	(void)o;
+	text_pct(b, n, r, 90);
+}
+
+static void text_p99(char *b, size_t n, const struct profile_row *r,
+		     const struct profile_totals *t,
+		     const struct report_opts *o)
+{
+	(void)t;
+	(void)o;
+	text_pct(b, n, r, 99);
+}
+
+static int cmp_pct(const struct profile_row *a, const struct profile_row *b,
+		   double q)
+{
+	return cmp_u64(profile_row_percentile(a, q),
+		       profile_row_percentile(b, q));
+}
+
+static int cmp_p50(const struct profile_row *a, const struct profile_row *b,
+		   const struct report_opts *o)
+{
+	(void)o;
+	return cmp_pct(a, b, 50);
+}
+
+static int cmp_p90(const struct profile_row *a, const struct profile_row *b,
+		   const struct report_opts *o)
+{
+	(void)o;
+	return cmp_pct(a, b, 90);
+}
+
+static int cmp_p99(const struct profile_row *a, const struct profile_row *b,
+		   const struct report_opts *o)
+{
+	(void)o;
+	return cmp_pct(a, b, 99);
+}
+
 const struct column table_columns[] = {
 	{ "percent", "% time", 6, true, true, text_percent, cmp_time },
 	{ "time", "seconds", 11, true, true, text_seconds, cmp_time },
@@ -180,6 +249,9 @@ const struct column table_columns[] = {
 	{ "name", "syscall", 0, true, false, text_name, cmp_name },
 	{ "min-time", "usecs/min", 11, false, true, text_min, cmp_min },
 	{ "max-time", "usecs/max", 11, false, true, text_max, cmp_max },
+	{ "p50", "usecs/p50", 11, false, true, text_p50, cmp_p50 },
+	{ "p90", "usecs/p90", 11, false, true, text_p90, cmp_p90 },
+	{ "p99", "usecs/p99", 11, false, true, text_p99, cmp_p99 },
 	{ NULL, NULL, 0, false, false, NULL, NULL },
 };
 

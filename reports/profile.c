@@ -15,33 +15,47 @@
 #include "reports/profile.h"
 
 /*
- * The syscalls that move data, and which argument holds the size asked
- * for.  Vectored calls carry theirs in memory iotrace does not read.
+ * The syscalls that move data, which argument holds the size asked for
+ * (vectored calls carry theirs in memory iotrace does not read), and
+ * which hold the fds: the source (or only) fd first, the destination of
+ * a two-fd call second.
  */
 static const struct {
 	const char *name;
 	int size_arg;
+	int8_t fd_arg, fd_arg2;
 } io_syscalls[] = {
-	{ "read", 2 },		{ "write", 2 },
-	{ "pread64", 2 },	{ "pwrite64", 2 },
-	{ "readv", IO_UNSIZED },	{ "writev", IO_UNSIZED },
-	{ "preadv", IO_UNSIZED },	{ "pwritev", IO_UNSIZED },
-	{ "preadv2", IO_UNSIZED },	{ "pwritev2", IO_UNSIZED },
-	{ "sendfile", 3 },	{ "splice", 4 },
-	{ "tee", 2 },		{ "vmsplice", IO_UNSIZED },
-	{ "copy_file_range", 4 },
-	{ "sendto", 2 },	{ "recvfrom", 2 },
-	{ "sendmsg", IO_UNSIZED },	{ "recvmsg", IO_UNSIZED },
+	{ "read", 2, 0, -1 },		{ "write", 2, 0, -1 },
+	{ "pread64", 2, 0, -1 },	{ "pwrite64", 2, 0, -1 },
+	{ "readv", IO_UNSIZED, 0, -1 },	{ "writev", IO_UNSIZED, 0, -1 },
+	{ "preadv", IO_UNSIZED, 0, -1 },
+	{ "pwritev", IO_UNSIZED, 0, -1 },
+	{ "preadv2", IO_UNSIZED, 0, -1 },
+	{ "pwritev2", IO_UNSIZED, 0, -1 },
+	{ "sendfile", 3, 1, 0 },	{ "sendfile64", 3, 1, 0 },
+	{ "splice", 4, 0, 2 },		{ "tee", 2, 0, 1 },
+	{ "vmsplice", IO_UNSIZED, 0, -1 },
+	{ "copy_file_range", 4, 0, 2 },
+	{ "sendto", 2, 0, -1 },		{ "recvfrom", 2, 0, -1 },
+	{ "sendmsg", IO_UNSIZED, 0, -1 },
+	{ "recvmsg", IO_UNSIZED, 0, -1 },
 };
 
-int profile_io_arg(const char *name)
+static int io_index(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(io_syscalls) / sizeof(io_syscalls[0]); i++)
 		if (!strcmp(io_syscalls[i].name, name))
-			return io_syscalls[i].size_arg;
-	return IO_NONE;
+			return (int)i;
+	return -1;
+}
+
+int profile_io_arg(const char *name)
+{
+	int i = io_index(name);
+
+	return i < 0 ? IO_NONE : io_syscalls[i].size_arg;
 }
 
 void profile_init(struct profile *p)
@@ -74,6 +88,11 @@ void profile_release(struct profile *p)
 	free(p->rows);
 	free(p->index);
 	free_argv(p);
+	free(p->files);
+	free(p->ios);
+	p->files = NULL;
+	p->ios = NULL;
+	p->nfiles = p->files_cap = p->nios = p->ios_cap = 0;
 	p->rows = NULL;
 	p->index = NULL;
 	p->nrows = p->cap = 0;
@@ -102,6 +121,7 @@ int profile_set_command(struct profile *p, int argc, char *const argv[])
 static struct profile_row *new_row(struct profile *p, const char *name)
 {
 	struct profile_row *r;
+	int io;
 
 	if (p->nrows == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 64;
@@ -116,7 +136,10 @@ static struct profile_row *new_row(struct profile *p, const char *name)
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->min_ns = UINT64_MAX;
-	r->io_arg = profile_io_arg(name);
+	io = io_index(name);
+	r->io_arg = io < 0 ? IO_NONE : io_syscalls[io].size_arg;
+	r->fd_arg = io < 0 ? -1 : io_syscalls[io].fd_arg;
+	r->fd_arg2 = io < 0 ? -1 : io_syscalls[io].fd_arg2;
 	return r;
 }
 
@@ -139,8 +162,8 @@ struct profile_row *profile_row_get(struct profile *p, const char *name)
 }
 
 /* The row of an event: by index for the native arch, by name otherwise. */
-static struct profile_row *event_row(struct profile *p,
-				     const struct tracer_event *ev)
+struct profile_row *profile_event_row(struct profile *p,
+				      const struct tracer_event *ev)
 {
 	char name[PROFILE_NAME_MAX];
 	struct profile_row *r;
@@ -182,13 +205,23 @@ static unsigned hist_bucket(uint64_t ns)
 	return b < PROFILE_HIST_BUCKETS ? b : PROFILE_HIST_BUCKETS - 1;
 }
 
+/*
+ * copy_file_range and sendfile callers often ask for "everything"
+ * (SSIZE_MAX): the sum of requests saturates instead of wrapping.
+ */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* Failed calls moved nothing and are counted as errors, not as short. */
 static void add_io(struct profile_row *r, const struct tracer_event *ev)
 {
 	if (ev->ret < 0)
 		return;
 	r->bytes_done += (uint64_t)ev->ret;
 	if (r->io_arg >= 0 && r->io_arg < 6) {
-		r->bytes_req += ev->args[r->io_arg];
+		r->bytes_req = add_sat(r->bytes_req, ev->args[r->io_arg]);
 		if ((uint64_t)ev->ret < ev->args[r->io_arg])
 			r->short_calls++;
 	}
@@ -196,7 +229,7 @@ static void add_io(struct profile_row *r, const struct tracer_event *ev)
 
 int profile_add(struct profile *p, const struct tracer_event *ev)
 {
-	struct profile_row *r = event_row(p, ev);
+	struct profile_row *r = profile_event_row(p, ev);
 	uint64_t raw, ns;
 
 	if (!r)

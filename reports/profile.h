@@ -46,6 +46,7 @@ struct profile_row {
 	uint64_t short_calls;		/* returned less than asked */
 	uint64_t hist[PROFILE_HIST_BUCKETS]; /* latency, corrected */
 	int io_arg;			/* IO_* or the arg with the size */
+	int8_t fd_arg, fd_arg2;		/* args with the fds, or -1 */
 };
 
 enum {
@@ -68,6 +69,50 @@ struct profile_truth {
 	uint64_t wall_ns;		/* untraced run, wall clock */
 	size_t nrows;
 	struct profile_truth_row rows[PROFILE_TRUTH_MAX];
+};
+
+/*
+ * Per-file I/O (reports/files.c).  A file is a path as /proc showed it
+ * ("/tmp/out", "pipe:[123]", "anon_inode:[eventfd]") with the open flags
+ * that change how I/O behaves; the same path opened with other flags is
+ * another file.  Past PROFILE_FILES_MAX files, the rest share one
+ * "(other files)" row, so memory stays bounded.
+ */
+#define PROFILE_FILES_MAX 256
+#define PROFILE_IOS_MAX 1024
+#define PROFILE_PATH_MAX 256
+#define PROFILE_FILE_NONE UINT32_MAX
+
+enum {
+	PF_DIRECT = 1 << 0,
+	PF_SYNC = 1 << 1,
+	PF_DSYNC = 1 << 2,
+	PF_APPEND = 1 << 3,
+};
+
+struct profile_file {
+	char path[PROFILE_PATH_MAX];
+	unsigned kind;			/* enum fd_kind (tracer.h) */
+	unsigned flags;			/* PF_* */
+	uint32_t blksize;		/* st_blksize; 0: unknown */
+	uint32_t lbs;			/* device logical block size; 0: none */
+	int32_t first_io;		/* this file's first io row, or -1 */
+};
+
+/*
+ * One (file, syscall) row.  Calls with two fds (sendfile, splice, tee,
+ * copy_file_range) have one row per (source, destination) pair: the
+ * bytes are counted once, on the pair.
+ */
+struct profile_io {
+	uint32_t file;			/* source, or the only file */
+	uint32_t file2;			/* destination, or PROFILE_FILE_NONE */
+	uint32_t row;			/* index of the syscall's profile_row */
+	int32_t next;			/* the file's next io row, or -1 */
+	uint64_t calls, errors, einval, timed, time_ns, raw_time_ns;
+	uint64_t bytes_req, bytes_done, short_calls;
+	uint64_t size_max;		/* largest size asked for */
+	uint64_t size_max_calls;	/* calls that asked exactly size_max */
 };
 
 /* How the traced command ended. */
@@ -98,6 +143,10 @@ struct profile {
 	struct profile_exit exit;
 	struct profile_truth truth;	/* truth.nrows == 0: none */
 	const char *source;	/* "iotrace", or "strace" for text tables */
+	struct profile_file *files;	/* per-file I/O (reports/files.c) */
+	size_t nfiles, files_cap;
+	struct profile_io *ios;
+	size_t nios, ios_cap;
 };
 
 void profile_init(struct profile *p);
@@ -128,6 +177,39 @@ void profile_set_exit(struct profile *p, int wait_status, int fatal_signal);
 
 /* IO_NONE, IO_UNSIZED or the index of the size argument of a syscall. */
 int profile_io_arg(const char *name);
+
+/*
+ * --- per-file I/O (files.c) ---
+ * The index of the file described by f (path and flags), added when
+ * absent; past PROFILE_FILES_MAX the "(other files)" row.  -ENOMEM.
+ */
+int profile_file_get(struct profile *p, const struct profile_file *f);
+/* The io row of (file, file2, syscall row), added when absent. */
+struct profile_io *profile_io_get(struct profile *p, uint32_t file,
+				  uint32_t file2, uint32_t row);
+/* Accounts one event of syscall row `row` to an io row.  0 or -ENOMEM. */
+int profile_add_io(struct profile *p, uint32_t row, uint32_t file,
+		   uint32_t file2, const struct tracer_event *ev);
+/* The row an event is counted in (what profile_add uses); NULL: ENOMEM. */
+struct profile_row *profile_event_row(struct profile *p,
+				      const struct tracer_event *ev);
+/*
+ * Accounts a completed event to the files its fds point at, resolving
+ * them through the cache (and /proc on a miss); every event must come
+ * here so the cache sees closes.  c NULL: no per-file accounting.
+ */
+int profile_add_files(struct profile *p, struct fd_cache *c,
+		      const struct tracer_event *ev);
+/* "O_DIRECT, blksize 4096" for a file's flags and sizes, into buf. */
+const char *profile_file_notes(const struct profile_file *f, char *buf,
+			       size_t size);
+
+/*
+ * Latency percentile q (0..100) of a row from its log2 histogram: the
+ * upper bound of the bucket holding it, so it is exact only to a factor
+ * of two.  0 when the row has no timed call.
+ */
+uint64_t profile_row_percentile(const struct profile_row *r, double q);
 
 /* --- rendering --- */
 
@@ -175,6 +257,21 @@ void table_render_header(FILE *f, const struct profile *p,
 			 const struct report_opts *o);
 /* Renders in o->format. */
 int report_render(FILE *f, const struct profile *p, const struct report_opts *o);
+
+/* The I/O table under the syscall table (io.c). */
+int io_render(FILE *f, const struct profile *p, const struct report_opts *o);
+/* Latency histograms, one per syscall, with --histogram (histogram.c). */
+int histogram_render(FILE *f, const struct profile *p,
+		     const struct report_opts *o);
+/* The findings section (findings.c). */
+int findings_render(FILE *f, const struct profile *p,
+		    const struct report_opts *o);
+/* Prints the lines of rule id (NULL: all); their number, or -EINVAL. */
+int findings_run(FILE *f, const struct profile *p,
+		 const struct report_opts *o, const char *id);
+/* Every finding on one line, "; "-joined, no bullets (sweeps); count. */
+int findings_text(char *buf, size_t size, const struct profile *p,
+		  const struct report_opts *o);
 
 /* "1,000,000" */
 const char *fmt_thousands(char *buf, size_t size, uint64_t n);

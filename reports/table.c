@@ -210,5 +210,8 @@ int table_render(FILE *f, const struct profile *p, const struct report_opts *o)
 		fputs("(-: counted only, without an exit stop, so no time "
 		      "and no errors; see -e count=)\n", f);
 	free(rows);
+	if (io_render(f, p, o) < 0 || histogram_render(f, p, o) < 0 ||
+	    findings_render(f, p, o) < 0)
+		return -1;
 	return ferror(f) ? -1 : 0;
 }

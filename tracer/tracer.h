@@ -125,4 +125,46 @@ bool syscall_set_has(const struct syscall_set *set, uint32_t arch, int nr);
 /* Names of the strace classes, for --help and the man page. */
 extern const char *const syscall_class_names[];
 
+/*
+ * --- what traced fds point at (fds.c, fdinfo.c) ---
+ * Not called by the stop loop: the sink uses them, while the task that
+ * made the call is still stopped at its exit, so its fds are valid.
+ */
+enum fd_kind {
+	FD_UNKNOWN, FD_REG, FD_BLK, FD_CHR, FD_PIPE, FD_SOCK, FD_ANON,
+	FD_DIR, FD_OTHER,
+};
+
+struct fd_desc {
+	char path[4096];	/* readlink of /proc/TID/fd/N */
+	bool truncated;		/* path did not fit */
+	enum fd_kind kind;
+	unsigned open_flags;	/* O_* from /proc/TID/fdinfo/N */
+	uint32_t blksize;	/* st_blksize */
+	uint32_t lbs;		/* logical block size of the device; 0: none */
+};
+
+/* Describes fd of tid from /proc.  0 or -errno (ENOENT: no such fd). */
+int fd_describe(pid_t tid, int fd, struct fd_desc *d);
+/* Logical block size of a block device (or its partition's disk); 0. */
+uint32_t fd_logical_block_size(dev_t dev);
+
+/*
+ * A bounded cache of an id per (task, fd), kept right by feeding it every
+ * event: fds closed, replaced or reused are forgotten.  Only native-arch
+ * events are understood.  A cache that does not see every syscall (-e
+ * trace= filters out the closes) cannot know when an fd changes, so with
+ * sees_all false it never hits and every lookup goes to /proc.
+ */
+struct fd_cache;
+struct fd_cache *fd_cache_new(uint32_t native_arch, bool sees_all);
+void fd_cache_free(struct fd_cache *c);
+/* The id stored for (tid, fd), or -1. */
+int fd_cache_lookup(struct fd_cache *c, pid_t tid, int fd);
+void fd_cache_store(struct fd_cache *c, pid_t tid, int fd, int id);
+/* Updates the cache for what a completed syscall did to fd tables. */
+void fd_cache_event(struct fd_cache *c, const struct tracer_event *ev);
+void fd_cache_forget_fd(struct fd_cache *c, int fd);
+void fd_cache_forget_tid(struct fd_cache *c, pid_t tid);
+
 #endif

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Findings: a few plain sentences after the tables, each one a rule with
+ * a threshold checked against numbers the tables above print.  A rule
+ * that is not sure says nothing: silence is better than a wrong finding.
+ * Adding a rule is one function and one row in rules[] (with a unit test
+ * in tests/unit/test-findings.c that also shows when it stays silent).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reports/profile.h"
+
+#define TINY_MIN_CALLS 1000	/* fewer calls cannot cost much */
+#define SUGGESTED_BUF 65536	/* the buffer the tiny-io rule suggests */
+#define BLOCK_MIN_CALLS 16	/* block-size rule: enough calls to matter */
+#define COPY_TOLERANCE 100	/* copy rule: bytes equal within 1/100 */
+#define OUTSIDE_MIN_WALL_NS 50000000ull /* too short a run says nothing */
+
+struct rule {
+	const char *id;
+	/* Prints its lines to f; returns how many. */
+	int (*check)(FILE *f, const struct profile *p,
+		     const struct report_opts *o, double threshold);
+	double threshold;
+};
+
+static bool name_in(const char *name, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(name, *list))
+			return true;
+	return false;
+}
+
+static const char *const write_family[] = {
+	"write", "pwrite64", "writev", "pwritev", "pwritev2", NULL,
+};
+static const char *const read_family[] = {
+	"read", "pread64", "readv", "preadv", "preadv2", NULL,
+};
+static const char *const sync_family[] = {
+	"fsync", "fdatasync", "sync", "syncfs", "sync_file_range", "msync",
+	NULL,
+};
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* Decimal units, like the MB/s column: 1 MB = 10^6 bytes. */
+static const char *fmt_bytes(char *buf, size_t size, uint64_t n)
+{
+	char t[32];
+
+	if (n >= 1000000000ull)
+		snprintf(buf, size, "%.1f GB", (double)n / 1e9);
+	else if (n >= 1000000)
+		snprintf(buf, size, "%.1f MB", (double)n / 1e6);
+	else
+		snprintf(buf, size, "%s %s", fmt_thousands(t, sizeof(t), n),
+			 plural(n, "byte", "bytes"));
+	return buf;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/*
+ * Many small writes: the classic unbuffered loop.  Only writes, whose
+ * size the program chooses; a read's size depends on what is there.
+ */
+static int tiny_io(FILE *f, const struct profile *p,
+		   const struct report_opts *o, double threshold)
+{
+	const struct profile_row *r;
+	char calls[32], avg[32], fewer[32];
+	uint64_t mean, after;
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++) {
+		r = &p->rows[i];
+		if (!name_in(r->name, write_family) ||
+		    r->calls < TINY_MIN_CALLS || !r->bytes_done)
+			continue;
+		mean = r->bytes_done / r->calls;
+		after = (r->bytes_done + SUGGESTED_BUF - 1) / SUGGESTED_BUF;
+		if ((double)mean >= threshold || after * 16 > r->calls)
+			continue;
+		fprintf(f, "- %s: %s calls averaging %s %s", r->name,
+			fmt_thousands(calls, sizeof(calls), r->calls),
+			fmt_thousands(avg, sizeof(avg), mean),
+			plural(mean, "byte", "bytes"));
+		if (p->wall_ns && r->timed == r->calls)
+			fprintf(f, " took %.0f%% of wall time",
+				pct(row_time(r, o), p->wall_ns));
+		fprintf(f, ". A 64 KiB buffer would make ~%s calls.\n",
+			fmt_thousands(fewer, sizeof(fewer), after));
+		n++;
+	}
+	return n;
+}
+
+static const char *io_name(const struct profile *p, const struct profile_io *io)
+{
+	return p->rows[io->row].name;
+}
+
+/*
+ * O_DIRECT refused the size: every call on the row asked the same size,
+ * and it is not a multiple of the device's logical block size (512 when
+ * /sys did not say: no device has a smaller one).  Failures with an
+ * aligned size come from the offset or the buffer: not this rule's.
+ */
+static bool direct_size_refused(const struct profile *p,
+				const struct profile_io *io, uint64_t lbs)
+{
+	const struct profile_file *file = &p->files[io->file];
+
+	return (file->flags & PF_DIRECT) && io->einval &&
+	       io->file2 == PROFILE_FILE_NONE && io->size_max &&
+	       io->size_max_calls == io->calls && io->size_max % lbs;
+}
+
+static int odirect_einval(FILE *f, const struct profile *p,
+			  const struct report_opts *o, double threshold)
+{
+	const struct profile_file *file;
+	const struct profile_io *io;
+	char times[32], size[32], align[64];
+	size_t i;
+	int n = 0;
+
+	(void)o;
+	for (i = 0; i < p->nios; i++) {
+		io = &p->ios[i];
+		file = &p->files[io->file];
+		if (!direct_size_refused(p, io, file->lbs ? file->lbs
+						  : (uint64_t)threshold))
+			continue;
+		if (file->lbs)
+			snprintf(align, sizeof(align), "%u", file->lbs);
+		else
+			snprintf(align, sizeof(align),
+				 "the device's logical block size (%.0f or "
+				 "more)", threshold);
+		fprintf(f, "- %s to %s failed %s %s with EINVAL: O_DIRECT "
+			"needs sizes that are multiples of %s (each call "
+			"asked %s bytes).\n", io_name(p, io), file->path,
+			fmt_thousands(times, sizeof(times), io->einval),
+			plural(io->einval, "time", "times"), align,
+			fmt_thousands(size, sizeof(size), io->size_max));
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Sequential calls whose size neither fills a whole number of blocks nor
+ * divides a block straddle block boundaries (1130 against 4096 does;
+ * 1024 and 8192 do not).  Only when nearly every call asked that size.
+ */
+static bool straddles(const struct profile *p, const struct profile_io *io,
+		      double threshold)
+{
+	const struct profile_file *file = &p->files[io->file];
+	const char *name = io_name(p, io);
+	uint64_t s = io->size_max, b = file->blksize;
+
+	if (file->kind != FD_REG && file->kind != FD_BLK)
+		return false;
+	if (strcmp(name, "write") && strcmp(name, "read"))
+		return false;
+	if (!b || !s || io->calls - io->errors < BLOCK_MIN_CALLS ||
+	    (double)io->size_max_calls < threshold * (double)io->calls)
+		return false;
+	return s % b && b % s;
+}
+
+/* "write to X", "read from X" */
+static const char *dir_word(const char *name)
+{
+	return name_in(name, read_family) ? "from" : "to";
+}
+
+static int block_misfit(FILE *f, const struct profile *p,
+			const struct report_opts *o, double threshold)
+{
+	const struct profile_io *io;
+	char same[32], calls[32], size[32];
+	size_t i;
+	int n = 0;
+
+	(void)o;
+	for (i = 0; i < p->nios; i++) {
+		io = &p->ios[i];
+		if (!straddles(p, io, threshold))
+			continue;
+		fprintf(f, "- %s %s %s: %s of %s calls asked %s bytes, which "
+			"neither fills nor divides its block size %u: "
+			"sequential calls straddle block boundaries.\n",
+			io_name(p, io), dir_word(io_name(p, io)),
+			p->files[io->file].path,
+			fmt_thousands(same, sizeof(same), io->size_max_calls),
+			fmt_thousands(calls, sizeof(calls), io->calls),
+			fmt_thousands(size, sizeof(size), io->size_max),
+			p->files[io->file].blksize);
+		n++;
+	}
+	return n;
+}
+
+/* fsync and friends: the device flush, which the page cache hid. */
+static int sync_heavy(FILE *f, const struct profile *p,
+		      const struct report_opts *o, double threshold)
+{
+	const struct profile_row *r;
+	struct profile_totals t;
+	char calls[32];
+	size_t i;
+	int n = 0;
+
+	profile_totals(p, &t);
+	for (i = 0; i < p->nrows; i++) {
+		r = &p->rows[i];
+		if (!name_in(r->name, sync_family) || !r->timed ||
+		    r->timed != r->calls ||
+		    pct(row_time(r, o), totals_time(&t, o)) < threshold)
+			continue;
+		fprintf(f, "- %s: %s %s took %.0f%% of syscall time.\n",
+			r->name, fmt_thousands(calls, sizeof(calls), r->calls),
+			plural(r->calls, "call", "calls"),
+			pct(row_time(r, o), totals_time(&t, o)));
+		n++;
+	}
+	return n;
+}
+
+/* Files whose bytes can go through splice/sendfile/copy_file_range. */
+static bool copyable(const struct profile_file *f)
+{
+	return f->kind == FD_REG || f->kind == FD_BLK || f->kind == FD_PIPE ||
+	       f->kind == FD_SOCK;
+}
+
+/* Bytes and calls of plain reads from and writes to one file. */
+struct flow {
+	uint64_t in, in_calls, out, out_calls;
+};
+
+static void sum_by_file(const struct profile *p, struct flow *fl)
+{
+	const struct profile_io *io;
+	size_t i;
+
+	for (i = 0; i < p->nios; i++) {
+		io = &p->ios[i];
+		if (io->file2 != PROFILE_FILE_NONE)
+			continue;
+		if (name_in(io_name(p, io), read_family)) {
+			fl[io->file].in += io->bytes_done;
+			fl[io->file].in_calls += io->calls;
+		} else if (name_in(io_name(p, io), write_family)) {
+			fl[io->file].out += io->bytes_done;
+			fl[io->file].out_calls += io->calls;
+		}
+	}
+}
+
+/* Equal within 1/COPY_TOLERANCE, or within slack. */
+static bool about_equal(uint64_t a, uint64_t b, uint64_t slack)
+{
+	uint64_t big = a > b ? a : b, diff = a > b ? a - b : b - a;
+
+	return diff <= big / COPY_TOLERANCE || diff <= slack;
+}
+
+/*
+ * A copy loop reads as much from one file as it writes to the other, in
+ * about as many calls (a pipeline of two programs through a pipe would
+ * otherwise pair its two ends' files).
+ */
+static bool copies(const struct profile *p, const struct flow *fl, size_t a,
+		   size_t b, double threshold)
+{
+	return a != b && copyable(&p->files[a]) && copyable(&p->files[b]) &&
+	       (double)fl[a].in >= threshold &&
+	       about_equal(fl[a].in, fl[b].out, 0) &&
+	       about_equal(fl[a].in_calls, fl[b].out_calls, 2);
+}
+
+/* The pair (src, dst) moving the most bytes, read and written alike. */
+static uint64_t best_pair(const struct profile *p, const struct flow *fl,
+			  double threshold, size_t *src, size_t *dst)
+{
+	uint64_t best = 0;
+	size_t a, b;
+
+	for (a = 0; a < p->nfiles; a++)
+		for (b = 0; b < p->nfiles; b++) {
+			if (!copies(p, fl, a, b, threshold) || fl[a].in <= best)
+				continue;
+			best = fl[a].in;
+			*src = a;
+			*dst = b;
+		}
+	return best;
+}
+
+static const char *copy_call(const struct profile_file *a,
+			     const struct profile_file *b)
+{
+	if (a->kind == FD_REG && b->kind == FD_REG)
+		return "copy_file_range";
+	if (a->kind == FD_REG)
+		return "sendfile";
+	return "splice";
+}
+
+static int user_copy(FILE *f, const struct profile *p,
+		     const struct report_opts *o, double threshold)
+{
+	struct flow *fl = calloc(p->nfiles + 1, sizeof(*fl));
+	size_t src = 0, dst = 0;
+	uint64_t bytes;
+	char b[32];
+	int n = 0;
+
+	(void)o;
+	if (!fl)
+		return -ENOMEM;
+	sum_by_file(p, fl);
+	bytes = best_pair(p, fl, threshold, &src, &dst);
+	if (!bytes)
+		goto out_free;
+	fprintf(f, "- read+write pairs copied %s through user space from %s "
+		"to %s: %s would skip the copy.\n",
+		fmt_bytes(b, sizeof(b), bytes), p->files[src].path,
+		p->files[dst].path, copy_call(&p->files[src], &p->files[dst]));
+	n = 1;
+out_free:
+	free(fl);
+	return n;
+}
+
+/* Time that no syscall accounts for: user space or tracing. */
+static int outside_syscalls(FILE *f, const struct profile *p,
+			    const struct report_opts *o, double threshold)
+{
+	struct profile_totals t;
+	double outside;
+
+	profile_totals(p, &t);
+	if (!p->exit.known || p->wall_ns < OUTSIDE_MIN_WALL_NS ||
+	    t.timed != t.calls || totals_time(&t, o) > p->wall_ns)
+		return 0;
+	outside = 100.0 - pct(totals_time(&t, o), p->wall_ns);
+	if (outside < threshold)
+		return 0;
+	fprintf(f, "- %.0f%% of wall time was outside syscalls (user space "
+		"or tracing overhead).\n", outside);
+	return 1;
+}
+
+/* The rules, in the order their findings print. */
+static const struct rule rules[] = {
+	{ "tiny-io", tiny_io, 4096 },		/* mean bytes per call below */
+	{ "odirect-einval", odirect_einval, 512 }, /* alignment if unknown */
+	{ "block-misfit", block_misfit, 0.9 },	/* share of calls that size */
+	{ "sync-heavy", sync_heavy, 50 },	/* % of syscall time */
+	{ "user-copy", user_copy, 1000000 },	/* bytes copied, at least */
+	{ "outside-syscalls", outside_syscalls, 80 }, /* % of wall */
+};
+
+int findings_run(FILE *f, const struct profile *p,
+		 const struct report_opts *o, const char *id)
+{
+	size_t i;
+	int n, lines = 0;
+	bool found = false;
+
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (id && strcmp(id, rules[i].id))
+			continue;
+		found = true;
+		n = rules[i].check(f, p, o, rules[i].threshold);
+		if (n < 0)
+			return n;
+		lines += n;
+	}
+	return found ? lines : -EINVAL;
+}
+
+int findings_render(FILE *f, const struct profile *p,
+		    const struct report_opts *o)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	int n;
+
+	if (!o || !o->findings)
+		return 0;
+	/* Rendered aside first: no heading when no rule has anything. */
+	m = open_memstream(&text, &len);
+	if (!m)
+		return -1;
+	n = findings_run(m, p, o, NULL);
+	if (fclose(m) || n < 0) {
+		free(text);
+		return -1;
+	}
+	if (len)
+		fprintf(f, "\nFindings:\n%s", text);
+	free(text);
+	return ferror(f) ? -1 : 0;
+}
+
+/* Appends a finding to buf, "; "-separated, without bullet and stop. */
+static void join_line(char *buf, size_t size, size_t *len, const char *line)
+{
+	size_t end;
+	int n;
+
+	if (!strncmp(line, "- ", 2))
+		line += 2;
+	end = strlen(line);
+	if (end && line[end - 1] == '.')
+		end--;
+	n = snprintf(buf + *len, size - *len, "%s%.*s", *len ? "; " : "",
+		     (int)end, line);
+	if (n > 0)
+		*len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
+}
+
+int findings_text(char *buf, size_t size, const struct profile *p,
+		  const struct report_opts *o)
+{
+	char *text = NULL, *line, *save;
+	size_t len = 0, out = 0;
+	FILE *m;
+	int n;
+
+	if (!size)
+		return -EINVAL;
+	buf[0] = '\0';
+	m = open_memstream(&text, &len);
+	if (!m)
+		return -ENOMEM;
+	n = findings_run(m, p, o, NULL);
+	if (fclose(m) || n < 0) {
+		free(text);
+		return n < 0 ? n : -ENOMEM;
+	}
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		join_line(buf, size, &out, line);
+	free(text);
+	return n;
+}

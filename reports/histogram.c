@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Latency distributions.  Every timed call lands in a log2 bucket of its
+ * (corrected) time in ns, [2^b, 2^(b+1)); --histogram draws one compact
+ * chart per syscall, like bcc's funclatency, and the p50/p90/p99 columns
+ * are read from the same buckets.  A bucket says only that a call took
+ * between two powers of two, so a percentile is an upper bound accurate
+ * to a factor of two, never an exact time.
+ */
+#include <stdlib.h>
+#include "reports/profile.h"
+
+#define BAR_WIDTH 40
+
+/* Bucket b holds [2^b, 2^(b+1)) ns; bucket 0 also holds 0. */
+static uint64_t bucket_low(unsigned b)
+{
+	return b ? (uint64_t)1 << b : 0;
+}
+
+static uint64_t bucket_high(unsigned b)
+{
+	return ((uint64_t)2 << b) - 1;
+}
+
+uint64_t profile_row_percentile(const struct profile_row *r, double q)
+{
+	uint64_t n = 0, want;
+	unsigned b;
+
+	if (!r->timed)
+		return 0;
+	/* The rank of the q-th percentile, 1-based: ceil(q% of calls). */
+	want = (uint64_t)((double)r->timed * q / 100.0 + 0.999999);
+	if (!want)
+		want = 1;
+	for (b = 0; b < PROFILE_HIST_BUCKETS; b++) {
+		n += r->hist[b];
+		if (n >= want)
+			break;
+	}
+	/* The last bucket is open-ended; max_ns bounds every bucket. */
+	if (b >= PROFILE_HIST_BUCKETS - 1)
+		return r->max_ns;
+	return bucket_high(b) < r->max_ns ? bucket_high(b) + 1 : r->max_ns;
+}
+
+static void print_bar(FILE *f, uint64_t count, uint64_t peak)
+{
+	int i, len = peak ? (int)(count * BAR_WIDTH / peak) : 0;
+
+	if (count && !len)
+		len = 1;	/* a bucket that has calls is never blank */
+	fputc('|', f);
+	for (i = 0; i < BAR_WIDTH; i++)
+		fputc(i < len ? '*' : ' ', f);
+	fputs("|\n", f);
+}
+
+static void render_row(FILE *f, const struct profile_row *r)
+{
+	unsigned b, lo = PROFILE_HIST_BUCKETS, hi = 0;
+	uint64_t peak = 0;
+
+	for (b = 0; b < PROFILE_HIST_BUCKETS; b++) {
+		if (!r->hist[b])
+			continue;
+		lo = b < lo ? b : lo;
+		hi = b;
+		peak = r->hist[b] > peak ? r->hist[b] : peak;
+	}
+	if (lo == PROFILE_HIST_BUCKETS)
+		return;
+	fprintf(f, "\n%s: %llu timed calls\n%26s %10s  distribution\n",
+		r->name, (unsigned long long)r->timed, "ns", "count");
+	for (b = lo; b <= hi; b++) {
+		if (b == PROFILE_HIST_BUCKETS - 1)
+			fprintf(f, "%11llu -> %-11s ",
+				(unsigned long long)bucket_low(b), "more");
+		else
+			fprintf(f, "%11llu -> %-11llu ",
+				(unsigned long long)bucket_low(b),
+				(unsigned long long)bucket_high(b));
+		fprintf(f, "%10llu  ", (unsigned long long)r->hist[b]);
+		print_bar(f, r->hist[b], peak);
+	}
+}
+
+int histogram_render(FILE *f, const struct profile *p,
+		     const struct report_opts *o)
+{
+	const struct profile_row **rows;
+	size_t i;
+
+	if (!o || !o->histogram)
+		return 0;
+	rows = profile_sorted(p, o);
+	if (!rows)
+		return -1;
+	fputs("\nLatency histograms (log2 buckets of the time in the call; "
+	      "last bucket open-ended):\n", f);
+	for (i = 0; i < p->nrows; i++)
+		render_row(f, rows[i]);
+	free(rows);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fd cache and fd_describe().  The cache is fed hand-made events and
+ * must forget exactly what close, dup2, open, fcntl, execve and fork
+ * make stale; fd_describe() is run on this test's own fds.
+ */
+#include <fcntl.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "tracer/tracer.h"
+#include "tap.h"
+
+static struct tracer_event event(const char *name, pid_t tid, int64_t ret,
+				 uint64_t a0, uint64_t a1)
+{
+	struct tracer_event ev = { .tid = tid, .ret = ret };
+
+	ev.arch = seccomp_arch_native();
+	ev.nr = syscall_number(name);
+	ev.args[0] = a0;
+	ev.args[1] = a1;
+	return ev;
+}
+
+static void feed(struct fd_cache *c, const char *name, pid_t tid,
+		 int64_t ret, uint64_t a0, uint64_t a1)
+{
+	struct tracer_event ev = event(name, tid, ret, a0, a1);
+
+	fd_cache_event(c, &ev);
+}
+
+static void test_cache(void)
+{
+	struct fd_cache *c = fd_cache_new(seccomp_arch_native(), true);
+	struct tracer_event ev;
+
+	fd_cache_store(c, 100, 3, 7);
+	fd_cache_store(c, 101, 3, 8);
+	fd_cache_store(c, 100, 4, 9);
+	is_int(fd_cache_lookup(c, 100, 3), 7, "stored id found");
+	is_int(fd_cache_lookup(c, 102, 3), -1, "other task: miss");
+	feed(c, "write", 100, 10, 3, 0);
+	is_int(fd_cache_lookup(c, 100, 3), 7, "a write changes nothing");
+	feed(c, "close", 101, 0, 3, 0);
+	is_int(fd_cache_lookup(c, 100, 3), -1, "close forgets fd 3 everywhere");
+	is_int(fd_cache_lookup(c, 100, 4), 9, "but not fd 4");
+	fd_cache_store(c, 100, 3, 7);
+	feed(c, "dup2", 100, 3, 5, 3);
+	is_int(fd_cache_lookup(c, 100, 3), -1, "dup2 onto 3 forgets 3");
+	fd_cache_store(c, 100, 3, 7);
+	feed(c, "openat", 100, 4, (uint64_t)AT_FDCWD, 0);
+	is_int(fd_cache_lookup(c, 100, 4), -1, "openat returning 4");
+	is_int(fd_cache_lookup(c, 100, 3), 7, "keeps 3");
+	feed(c, "openat", 100, -2, (uint64_t)AT_FDCWD, 0);
+	is_int(fd_cache_lookup(c, 100, 3), 7, "failed openat: no change");
+	feed(c, "fcntl", 100, 3, 1, F_GETFL);
+	is_int(fd_cache_lookup(c, 100, 3), 7, "F_GETFL changes nothing");
+	feed(c, "fcntl", 100, 0, 3, F_SETFL);
+	is_int(fd_cache_lookup(c, 100, 3), -1, "F_SETFL re-reads flags");
+	fd_cache_store(c, 100, 3, 7);
+	feed(c, "fcntl", 100, 3, 1, F_DUPFD);
+	is_int(fd_cache_lookup(c, 100, 3), -1, "F_DUPFD returning 3");
+	fd_cache_store(c, 100, 3, 7);
+	fd_cache_store(c, 100, 2000, 1);
+	feed(c, "close_range", 100, 0, 3, ~0u);
+	is_int(fd_cache_lookup(c, 100, 3), -1, "close_range to the end");
+	is_int(fd_cache_lookup(c, 100, 2000), -1, "even past the gens");
+	fd_cache_store(c, 100, 3, 7);
+	fd_cache_store(c, 200, 3, 8);
+	feed(c, "execve", 100, 0, 0, 0);
+	is_int(fd_cache_lookup(c, 100, 3), -1, "execve forgets the task");
+	is_int(fd_cache_lookup(c, 200, 3), 8, "and only that task");
+	feed(c, "clone", 1, 200, 0, 0);
+	is_int(fd_cache_lookup(c, 200, 3), -1, "a new child with an old tid");
+	fd_cache_free(c);
+
+	c = fd_cache_new(seccomp_arch_native(), true);
+	ev = event("close", 1, 0, 3, 0);
+	ev.flags = EVF_COUNT_ONLY;
+	fd_cache_store(c, 1, 3, 7);
+	fd_cache_store(c, 1, 4, 8);
+	fd_cache_event(c, &ev);
+	is_int(fd_cache_lookup(c, 1, 3), -1, "count-only close forgets its fd");
+	is_int(fd_cache_lookup(c, 1, 4), 8, "and only it");
+	ev = event("openat", 1, 0, 0, 0);
+	ev.flags = EVF_COUNT_ONLY;
+	fd_cache_event(c, &ev);
+	is_int(fd_cache_lookup(c, 1, 4), -1, "count-only openat: all forgotten");
+	fd_cache_store(c, 1, 4, 8);
+	is_int(fd_cache_lookup(c, 1, 4), 8, "and stored anew");
+	fd_cache_free(c);
+
+	c = fd_cache_new(seccomp_arch_native(), false);
+	fd_cache_store(c, 100, 3, 7);
+	is_int(fd_cache_lookup(c, 100, 3), -1, "a filtered cache never hits");
+	fd_cache_free(c);
+}
+
+static void test_evict(void)
+{
+	struct fd_cache *c = fd_cache_new(seccomp_arch_native(), true);
+	int fd, hits = 0;
+
+	for (fd = 0; fd < 10000; fd++)
+		fd_cache_store(c, 1, fd, fd);
+	for (fd = 0; fd < 10000; fd++)
+		hits += fd_cache_lookup(c, 1, fd) == fd;
+	ok(hits > 0 && hits <= 4096, "bounded: %d of 10000 kept", hits);
+	fd_cache_free(c);
+}
+
+static void test_describe(void)
+{
+	char path[] = "/tmp/iotrace-fds-XXXXXX";
+	struct fd_desc d;
+	int fd = mkstemp(path), fds[2];
+
+	ok(fd >= 0, "temporary file");
+	close(fd);
+	fd = open(path, O_WRONLY | O_APPEND);
+	is_int(fd_describe(getpid(), fd, &d), 0, "describes a file");
+	is_str(d.path, path, "its path");
+	is_int(d.kind, FD_REG, "a regular file");
+	ok(d.open_flags & O_APPEND, "O_APPEND seen in fdinfo");
+	ok(!(d.open_flags & O_DIRECT), "no O_DIRECT");
+	ok(d.blksize >= 512, "st_blksize %u", d.blksize);
+	close(fd);
+	unlink(path);
+	ok(pipe(fds) == 0, "pipe");
+	is_int(fd_describe(getpid(), fds[1], &d), 0, "describes a pipe");
+	ok(!strncmp(d.path, "pipe:[", 6), "pipe path %s", d.path);
+	is_int(d.kind, FD_PIPE, "kind pipe");
+	is_int(d.lbs, 0, "no block device");
+	close(fds[0]);
+	close(fds[1]);
+	ok(fd_describe(getpid(), fds[1], &d) < 0, "closed fd: an error");
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	fd_describe(getpid(), fd, &d);
+	is_int(d.kind, FD_SOCK, "socket %s", d.path);
+	close(fd);
+}
+
+int main(void)
+{
+	test_cache();
+	test_evict();
+	test_describe();
+	return done_testing();
+}

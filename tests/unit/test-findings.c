@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The findings rules on hand-built profiles: each rule speaks when its
+ * numbers say so, with the exact sentence, and stays silent just past
+ * its threshold and where it would be guessing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reports/profile.h"
+#include "tap.h"
+
+static const struct report_opts opts = { .findings = true };
+
+/* A syscall row, every call timed. */
+static struct profile_row *row(struct profile *p, const char *name,
+			       uint64_t calls, uint64_t bytes, uint64_t ns)
+{
+	struct profile_row *r = profile_row_get(p, name);
+
+	r->calls = r->timed = calls;
+	r->bytes_done = bytes;
+	r->time_ns = r->raw_time_ns = ns;
+	return r;
+}
+
+static uint32_t file(struct profile *p, const char *path, unsigned kind,
+		     unsigned flags, uint32_t blksize, uint32_t lbs)
+{
+	struct profile_file f = { .kind = kind, .flags = flags,
+				  .blksize = blksize, .lbs = lbs };
+
+	snprintf(f.path, sizeof(f.path), "%s", path);
+	return (uint32_t)profile_file_get(p, &f);
+}
+
+/* An io row of every call asking `size` bytes, all moved. */
+static struct profile_io *io(struct profile *p, const char *name,
+			     uint32_t f, uint64_t calls, uint64_t size)
+{
+	struct profile_row *r = profile_row_get(p, name);
+	struct profile_io *v = profile_io_get(p, f, PROFILE_FILE_NONE,
+					      (uint32_t)(r - p->rows));
+
+	v->calls = v->timed = calls;
+	v->size_max = size;
+	v->size_max_calls = calls;
+	v->bytes_req = v->bytes_done = calls * size;
+	return v;
+}
+
+static void fresh(struct profile *p)
+{
+	profile_init(p);
+	p->exit.known = true;
+}
+
+/* The text rule id prints for p; caller frees. */
+static char *run(const struct profile *p, const char *id)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (findings_run(m, p, &opts, id) < 0)
+		fputs("(error)", m);
+	fclose(m);
+	return text;
+}
+
+static void expect(const struct profile *p, const char *id, const char *want,
+		   const char *what)
+{
+	char *got = run(p, id);
+
+	is_str(got, want, "%s: %s", id, what);
+	free(got);
+}
+
+static void test_tiny_io(void)
+{
+	struct profile p;
+
+	fresh(&p);
+	p.wall_ns = 4000000000ull;
+	row(&p, "write", 1000000, 1000000, 3720000000ull);
+	expect(&p, "tiny-io", "- write: 1,000,000 calls averaging 1 byte "
+	       "took 93% of wall time. A 64 KiB buffer would make ~16 "
+	       "calls.\n", "one million 1-byte writes");
+	profile_release(&p);
+
+	fresh(&p);
+	row(&p, "write", 999, 999, 1000);
+	expect(&p, "tiny-io", "", "silent under 1000 calls");
+	row(&p, "read", 1000000, 1000000, 1000);
+	expect(&p, "tiny-io", "", "silent on reads");
+	profile_release(&p);
+
+	fresh(&p);
+	row(&p, "write", 20480, 20480 * 4096ull, 1000);
+	expect(&p, "tiny-io", "", "silent at 4096 bytes a call");
+	profile_release(&p);
+
+	/* 1954 writes of ~512: 64 KiB would be 8 calls, 244x fewer. */
+	fresh(&p);
+	row(&p, "write", 1954, 1000000, 1000);
+	expect(&p, "tiny-io", "- write: 1,954 calls averaging 511 bytes. A 64 "
+	       "KiB buffer would make ~16 calls.\n",
+	       "no wall time: no share claimed");
+	profile_release(&p);
+}
+
+static void test_odirect_einval(void)
+{
+	struct profile_io *v;
+	struct profile p;
+	uint32_t f;
+
+	fresh(&p);
+	f = file(&p, "/x/test1", FD_REG, PF_DIRECT, 4096, 512);
+	v = io(&p, "write", f, 1, 1130);
+	v->errors = v->einval = 1;
+	v->bytes_done = v->bytes_req = 0;
+	expect(&p, "odirect-einval", "- write to /x/test1 failed 1 time with "
+	       "EINVAL: O_DIRECT needs sizes that are multiples of 512 (each "
+	       "call asked 1,130 bytes).\n", "dd bs=1130 oflag=direct");
+	v->size_max = 4096;
+	expect(&p, "odirect-einval", "", "silent when the size is aligned");
+	v->size_max = 1130;
+	v->size_max_calls = 0;
+	expect(&p, "odirect-einval", "", "silent when sizes varied");
+	profile_release(&p);
+
+	fresh(&p);
+	f = file(&p, "/x/test1", FD_REG, 0, 4096, 512);
+	v = io(&p, "write", f, 1, 1130);
+	v->errors = v->einval = 1;
+	expect(&p, "odirect-einval", "", "silent without O_DIRECT");
+	profile_release(&p);
+
+	fresh(&p);
+	f = file(&p, "/t/x", FD_REG, PF_DIRECT, 4096, 0);
+	v = io(&p, "write", f, 3, 100);
+	v->errors = v->einval = 3;
+	expect(&p, "odirect-einval", "- write to /t/x failed 3 times with "
+	       "EINVAL: O_DIRECT needs sizes that are multiples of the "
+	       "device's logical block size (512 or more) (each call asked "
+	       "100 bytes).\n", "no block size known: says so");
+	profile_release(&p);
+}
+
+static void test_block_misfit(void)
+{
+	struct profile_io *v;
+	struct profile p;
+	uint32_t f;
+
+	fresh(&p);
+	f = file(&p, "/x/test1", FD_REG, 0, 4096, 512);
+	io(&p, "write", f, 18560, 1130);
+	expect(&p, "block-misfit", "- write to /x/test1: 18,560 of 18,560 "
+	       "calls asked 1,130 bytes, which neither fills nor divides its "
+	       "block size 4096: sequential calls straddle block "
+	       "boundaries.\n", "bs=1130");
+	profile_release(&p);
+
+	fresh(&p);
+	f = file(&p, "/x/test1", FD_REG, 0, 4096, 512);
+	io(&p, "write", f, 20480, 1024);
+	io(&p, "read", f, 100, 8192);
+	expect(&p, "block-misfit", "", "silent for 1024 and 8192");
+	profile_release(&p);
+
+	fresh(&p);
+	f = file(&p, "pipe:[1]", FD_PIPE, 0, 4096, 0);
+	io(&p, "write", f, 18560, 1130);
+	expect(&p, "block-misfit", "", "silent on pipes");
+	profile_release(&p);
+
+	fresh(&p);
+	f = file(&p, "/x/test1", FD_REG, 0, 4096, 512);
+	v = io(&p, "write", f, 100, 1130);
+	v->size_max_calls = 89;
+	expect(&p, "block-misfit", "", "silent when under 90% were that size");
+	v->size_max_calls = 90;
+	expect(&p, "block-misfit", "- write to /x/test1: 90 of 100 calls "
+	       "asked 1,130 bytes, which neither fills nor divides its block "
+	       "size 4096: sequential calls straddle block boundaries.\n",
+	       "speaks at 90%");
+	v->calls = 15;
+	v->size_max_calls = 15;
+	expect(&p, "block-misfit", "", "silent under 16 calls");
+	profile_release(&p);
+}
+
+static void test_sync_heavy(void)
+{
+	struct profile p;
+
+	fresh(&p);
+	row(&p, "fdatasync", 12, 0, 810);
+	row(&p, "write", 100, 1000, 190);
+	expect(&p, "sync-heavy", "- fdatasync: 12 calls took 81% of syscall "
+	       "time.\n", "fdatasync dominates");
+	profile_release(&p);
+
+	fresh(&p);
+	row(&p, "fsync", 1, 0, 490);
+	row(&p, "write", 100, 1000, 510);
+	expect(&p, "sync-heavy", "", "silent under half");
+	profile_release(&p);
+
+	fresh(&p);
+	row(&p, "fsync", 2, 0, 0)->timed = 0;
+	expect(&p, "sync-heavy", "", "silent without times");
+	profile_release(&p);
+}
+
+static void test_user_copy(void)
+{
+	struct profile p;
+	uint32_t a, b, z;
+
+	fresh(&p);
+	a = file(&p, "/d/in", FD_REG, 0, 4096, 512);
+	b = file(&p, "/d/out", FD_REG, 0, 4096, 512);
+	io(&p, "read", a, 16001, 131072)->bytes_done = 2000000000ull;
+	io(&p, "write", b, 16000, 125000);
+	expect(&p, "user-copy", "- read+write pairs copied 2.0 GB through "
+	       "user space from /d/in to /d/out: copy_file_range would skip "
+	       "the copy.\n", "file to file");
+	profile_release(&p);
+
+	fresh(&p);
+	a = file(&p, "/d/in", FD_REG, 0, 4096, 512);
+	b = file(&p, "pipe:[7]", FD_PIPE, 0, 4096, 0);
+	io(&p, "read", a, 100, 65536);
+	io(&p, "write", b, 100, 65536);
+	expect(&p, "user-copy", "- read+write pairs copied 6.6 MB through "
+	       "user space from /d/in to pipe:[7]: sendfile would skip the "
+	       "copy.\n", "file to pipe");
+	profile_release(&p);
+
+	fresh(&p);
+	z = file(&p, "/dev/zero", FD_CHR, 0, 4096, 0);
+	b = file(&p, "/d/out", FD_REG, 0, 4096, 512);
+	io(&p, "read", z, 20000, 1024);
+	io(&p, "write", b, 20000, 1024);
+	expect(&p, "user-copy", "", "silent from /dev/zero");
+	profile_release(&p);
+
+	fresh(&p);
+	a = file(&p, "/d/in", FD_REG, 0, 4096, 512);
+	b = file(&p, "/d/out", FD_REG, 0, 4096, 512);
+	io(&p, "read", a, 40, 125000);
+	io(&p, "write", b, 77, 64935)->bytes_done = 5000000;
+	expect(&p, "user-copy", "", "silent when calls do not pair up");
+	profile_release(&p);
+
+	fresh(&p);
+	a = file(&p, "/d/in", FD_REG, 0, 4096, 512);
+	b = file(&p, "/d/out", FD_REG, 0, 4096, 512);
+	io(&p, "read", a, 100, 9000);
+	io(&p, "write", b, 100, 9000);
+	expect(&p, "user-copy", "", "silent under 1 MB");
+	io(&p, "write", b, 100, 9000)->bytes_done = 1000000;
+	expect(&p, "user-copy", "", "silent when bytes differ");
+	profile_release(&p);
+}
+
+static void test_outside(void)
+{
+	struct profile p;
+
+	fresh(&p);
+	p.wall_ns = 1000000000ull;
+	row(&p, "write", 10, 10, 160000000ull);
+	expect(&p, "outside-syscalls", "- 84% of wall time was outside "
+	       "syscalls (user space or tracing overhead).\n", "84% outside");
+	row(&p, "write", 10, 10, 210000000ull);
+	expect(&p, "outside-syscalls", "", "silent at 79%");
+	p.wall_ns = 40000000ull;
+	row(&p, "write", 10, 10, 1000);
+	expect(&p, "outside-syscalls", "", "silent for a run under 50 ms");
+	p.wall_ns = 1000000000ull;
+	p.exit.known = false;
+	expect(&p, "outside-syscalls", "", "silent without a wall clock");
+	profile_release(&p);
+}
+
+static void test_render(void)
+{
+	struct report_opts off = { .findings = false };
+	char *text = NULL;
+	size_t len = 0;
+	struct profile p;
+	FILE *m;
+
+	fresh(&p);
+	row(&p, "fdatasync", 12, 0, 810);
+	m = open_memstream(&text, &len);
+	findings_render(m, &p, &off);
+	fflush(m);
+	is_int(len, 0, "--no-findings prints nothing");
+	findings_render(m, &p, &opts);
+	fclose(m);
+	is_str(text, "\nFindings:\n- fdatasync: 12 calls took 100% of "
+	       "syscall time.\n", "heading, then the lines");
+	free(text);
+	text = NULL;
+	profile_release(&p);
+
+	fresh(&p);
+	row(&p, "write", 10, 100, 1000);
+	m = open_memstream(&text, &len);
+	findings_render(m, &p, &opts);
+	fclose(m);
+	is_int(len, 0, "nothing to say: no heading either");
+	free(text);
+	is_int(findings_run(stdout, &p, &opts, "no-such-rule"), -EINVAL,
+	       "an unknown rule id is an error");
+	profile_release(&p);
+}
+
+static void test_text(void)
+{
+	struct profile p;
+	char buf[512], tiny[40];
+
+	fresh(&p);
+	row(&p, "fdatasync", 12, 0, 810);
+	row(&p, "write", 100000, 100000, 190);
+	is_int(findings_text(buf, sizeof(buf), &p, &opts), 2, "two findings");
+	is_str(buf, "write: 100,000 calls averaging 1 byte. A 64 KiB buffer "
+	       "would make ~2 calls; fdatasync: 12 calls took 81% of syscall "
+	       "time", "joined with '; ', no bullets or full stops");
+	findings_text(tiny, sizeof(tiny), &p, &opts);
+	is_int(strlen(tiny), sizeof(tiny) - 1, "truncated to the buffer");
+	profile_release(&p);
+}
+
+int main(void)
+{
+	test_tiny_io();
+	test_odirect_einval();
+	test_block_misfit();
+	test_sync_heavy();
+	test_user_copy();
+	test_outside();
+	test_render();
+	test_text();
+	return done_testing();
+}

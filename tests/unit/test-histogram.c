@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Latency percentiles from the log2 histogram (bucket upper bounds,
+ * capped by the row's max) and the --histogram chart.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "reports/profile.h"
+#include "tap.h"
+
+/* Adds n calls of ns each through profile_add, as the tracer would. */
+static void calls(struct profile *p, int n, uint64_t ns)
+{
+	struct tracer_event ev = { .arch = p->native_arch,
+				   .nr = syscall_number("write"),
+				   .exit_ns = ns };
+
+	while (n--)
+		profile_add(p, &ev);
+}
+
+static void test_percentiles(void)
+{
+	const struct profile_row *r;
+	struct profile p;
+
+	profile_init(&p);
+	calls(&p, 90, 1500);		/* bucket [1024, 2048) */
+	calls(&p, 9, 5000);		/* bucket [4096, 8192) */
+	calls(&p, 1, 100000);		/* bucket [65536, 131072) */
+	r = profile_row_find(&p, "write");
+	is_int(profile_row_percentile(r, 50), 2048, "p50: bucket bound");
+	is_int(profile_row_percentile(r, 90), 2048, "p90: the 90th call");
+	is_int(profile_row_percentile(r, 91), 8192, "p91: next bucket");
+	is_int(profile_row_percentile(r, 99), 8192, "p99");
+	is_int(profile_row_percentile(r, 100), 100000, "p100: capped at max");
+	is_int(column_find("p50") != NULL, 1, "p50 is a -S key");
+	profile_release(&p);
+	profile_init(&p);
+	calls(&p, 3, 1500);
+	r = profile_row_find(&p, "write");
+	is_int(profile_row_percentile(r, 50), 1500, "one bucket: max caps it");
+	profile_release(&p);
+}
+
+static void test_chart(void)
+{
+	struct report_opts o = { .histogram = true };
+	char *text = NULL, *line;
+	unsigned long long n, sum = 0;
+	size_t len = 0;
+	struct profile p;
+	FILE *m;
+
+	profile_init(&p);
+	calls(&p, 90, 1500);
+	calls(&p, 10, 5000);
+	m = open_memstream(&text, &len);
+	histogram_render(m, &p, &o);
+	fclose(m);
+	ok(strstr(text, "write: 100 timed calls") != NULL, "title");
+	ok(strstr(text, "       1024 -> 2047                90  |*****") !=
+	   NULL, "the 1024 bucket");
+	ok(strstr(text, "       2048 -> 4095                 0  |     ") !=
+	   NULL, "empty buckets between are shown");
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		if (sscanf(line, "%*u -> %*s %llu", &n) == 1)
+			sum += n;
+	is_int(sum, 100, "bucket counts sum to the calls");
+	free(text);
+	o.histogram = false;
+	text = NULL;
+	m = open_memstream(&text, &len);
+	histogram_render(m, &p, &o);
+	fclose(m);
+	is_int(len, 0, "nothing without --histogram");
+	free(text);
+	profile_release(&p);
+}
+
+int main(void)
+{
+	test_percentiles();
+	test_chart();
+	return done_testing();
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fd_describe(): what fd N of a stopped task is, from /proc and /sys.
+ * Called once per (task, fd) through the fd cache (fds.c), at the exit
+ * stop of the first data syscall on the fd, when the fd is still open.
+ * The path is what /proc/TID/fd/N links to ("/tmp/out", "pipe:[123]",
+ * "socket:[45]", "anon_inode:[eventfd]"); the flags come from
+ * /proc/TID/fdinfo/N; the block sizes from stat and /sys/dev/block.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "tracer/tracer.h"
+
+/* "flags:\t0100002" in fdinfo is octal. */
+static int read_flags(pid_t tid, int fd, unsigned *flags)
+{
+	char path[64], line[128];
+	unsigned long v;
+	FILE *f;
+	int err = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)tid, fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "flags: %lo", &v) == 1) {
+			*flags = (unsigned)v;
+			err = 0;
+			break;
+		}
+	fclose(f);
+	return err;
+}
+
+static uint32_t read_u32(const char *path)
+{
+	unsigned long v = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return (uint32_t)v;
+}
+
+/*
+ * The logical block size of block device dev, or 0 when dev is not a
+ * block device (tmpfs, btrfs and overlayfs give anonymous devices).  A
+ * partition has no queue/ of its own: its parent's applies.
+ */
+uint32_t fd_logical_block_size(dev_t dev)
+{
+	char path[96];
+	uint32_t v;
+
+	snprintf(path, sizeof(path),
+		 "/sys/dev/block/%u:%u/queue/logical_block_size", major(dev),
+		 minor(dev));
+	v = read_u32(path);
+	if (v)
+		return v;
+	snprintf(path, sizeof(path),
+		 "/sys/dev/block/%u:%u/../queue/logical_block_size",
+		 major(dev), minor(dev));
+	return read_u32(path);
+}
+
+static enum fd_kind kind_of(const struct stat *st, const char *path)
+{
+	if (!strncmp(path, "anon_inode:", 11))
+		return FD_ANON;
+	if (S_ISREG(st->st_mode))
+		return FD_REG;
+	if (S_ISBLK(st->st_mode))
+		return FD_BLK;
+	if (S_ISCHR(st->st_mode))
+		return FD_CHR;
+	if (S_ISFIFO(st->st_mode))
+		return FD_PIPE;
+	if (S_ISSOCK(st->st_mode))
+		return FD_SOCK;
+	if (S_ISDIR(st->st_mode))
+		return FD_DIR;
+	return FD_OTHER;
+}
+
+static void describe_stat(const char *link, struct fd_desc *d)
+{
+	struct stat st;
+
+	if (stat(link, &st) < 0) {
+		/* anon inodes may refuse stat; the path still says what. */
+		d->kind = strncmp(d->path, "anon_inode:", 11) ? FD_UNKNOWN
+							      : FD_ANON;
+		return;
+	}
+	d->kind = kind_of(&st, d->path);
+	d->blksize = (uint32_t)st.st_blksize;
+	if (d->kind == FD_BLK)
+		d->lbs = fd_logical_block_size(st.st_rdev);
+	else if (d->kind == FD_REG || d->kind == FD_DIR)
+		d->lbs = fd_logical_block_size(st.st_dev);
+}
+
+int fd_describe(pid_t tid, int fd, struct fd_desc *d)
+{
+	char link[64];
+	ssize_t n;
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, fd);
+	n = readlink(link, d->path, sizeof(d->path) - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n == sizeof(d->path) - 1)
+		d->truncated = true;
+	d->path[n] = '\0';
+	err = read_flags(tid, fd, &d->open_flags);
+	if (err < 0)
+		return err;
+	describe_stat(link, d);
+	return 0;
+}
