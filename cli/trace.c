@@ -92,7 +92,7 @@ static void calibrate(const struct cli_opts *o, struct profile *p)
 int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 		  int argc, char **argv, struct profile *p)
 {
-	struct sink_ctx sctx = { p, NULL };
+	struct sink_ctx sctx;
 	struct tracer_sink sink = { on_syscall, &sctx };
 	struct tracer_result res;
 	int err;
@@ -103,6 +103,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 	tracer_signals_init();
 	calibrate(o, p);
 	/* -e trace= hides the closes: a cache could not be trusted. */
+	sctx.p = p;
 	sctx.fds = fd_cache_new(p->native_arch, !o->tracer.trace);
 	err = tracer_run(&o->tracer, child, &sink, &res);
 	fd_cache_free(sctx.fds);

@@ -85,7 +85,8 @@ static int tiny_io(FILE *f, const struct profile *p,
 	for (i = 0; i < p->nrows; i++) {
 		r = &p->rows[i];
 		if (!name_in(r->name, write_family) ||
-		    r->calls < TINY_MIN_CALLS || !r->bytes_done)
+		    r->calls < TINY_MIN_CALLS || !r->bytes_done ||
+		    r->timed != r->calls)
 			continue;
 		mean = r->bytes_done / r->calls;
 		after = (r->bytes_done + SUGGESTED_BUF - 1) / SUGGESTED_BUF;

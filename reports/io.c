@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The I/O table, printed under the strace-compatible one: per (syscall,
- * file), how many calls, how many bytes moved, the average size, how many
+ * file), how many calls, how many bytes moved, the average per call whose
+ * return is known (all but those counted without an exit stop), how many
  * calls moved less than they asked for, and the throughput while inside
  * the call (bytes / time in the call; 1 MB = 10^6 bytes).  A two-fd call
  * (splice, sendfile, tee, copy_file_range) has one row per source ->
@@ -60,8 +61,19 @@ static void print_io(FILE *f, const struct profile *p,
 {
 	const struct profile_row *r = &p->rows[io->row];
 	uint64_t ns = o && o->raw_time ? io->raw_time_ns : io->time_ns;
-	char shortc[24], rate[24], label[2 * PROFILE_PATH_MAX + 330];
+	char bytes[24], avg[24], shortc[24], rate[24];
+	char label[2 * PROFILE_PATH_MAX + 330];
 
+	/* Calls counted without an exit stop have no return: no bytes. */
+	if (!io->timed) {
+		snprintf(bytes, sizeof(bytes), "-");
+		snprintf(avg, sizeof(avg), "-");
+	} else {
+		snprintf(bytes, sizeof(bytes), "%llu",
+			 (unsigned long long)io->bytes_done);
+		snprintf(avg, sizeof(avg), "%llu",
+			 (unsigned long long)(io->bytes_done / io->timed));
+	}
 	if (r->io_arg < 0 || r->io_arg >= 6 || io->timed < io->calls)
 		snprintf(shortc, sizeof(shortc), "-");
 	else
@@ -73,12 +85,8 @@ static void print_io(FILE *f, const struct profile *p,
 		snprintf(rate, sizeof(rate), "%.1f",
 			 (double)io->bytes_done * 1e3 / (double)ns);
 	io_label(label, sizeof(label), p, io);
-	fprintf(f, "%-*s %9llu %12llu %9llu %7s %14s  %s\n", namew, r->name,
-		(unsigned long long)io->calls,
-		(unsigned long long)io->bytes_done,
-		(unsigned long long)(io->calls ? io->bytes_done / io->calls
-					       : 0),
-		shortc, rate, label);
+	fprintf(f, "%-*s %9llu %12s %9s %7s %14s  %s\n", namew, r->name,
+		(unsigned long long)io->calls, bytes, avg, shortc, rate, label);
 }
 
 static int name_width(const struct profile *p)

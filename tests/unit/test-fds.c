@@ -89,7 +89,7 @@ static void test_cache(void)
 	ev = event("openat", 1, 0, 0, 0);
 	ev.flags = EVF_COUNT_ONLY;
 	fd_cache_event(c, &ev);
-	is_int(fd_cache_lookup(c, 1, 4), -1, "count-only openat: all forgotten");
+	is_int(fd_cache_lookup(c, 1, 4), -1, "count-only openat forgets all");
 	fd_cache_store(c, 1, 4, 8);
 	is_int(fd_cache_lookup(c, 1, 4), 8, "and stored anew");
 	fd_cache_free(c);
