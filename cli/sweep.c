@@ -240,6 +240,8 @@ static int run_point(struct cli_opts *o, const struct sweep_opts *so,
 	pt->x = strtod(so->values[i], NULL);
 	pt->runs = n;
 	sweep_point_from_profile(pt, &runs[n / 2]);
+	findings_text(pt->findings, sizeof(pt->findings), &runs[n / 2],
+		      &o->report);
 	pt->wall_min_ns = runs[0].wall_ns;
 	pt->wall_max_ns = runs[n - 1].wall_ns;
 	*median = runs[n / 2];
