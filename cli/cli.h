@@ -32,6 +32,7 @@ struct cli_command {
 
 /* Subcommands; argv[0] is the subcommand word. */
 int cmd_trace(struct cli_opts *o, int argc, char **argv);
+int cmd_run(struct cli_opts *o, int argc, char **argv);
 
 /* Prints "iotrace: <message>" on stderr. Returns -1. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

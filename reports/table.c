@@ -176,6 +176,7 @@ int table_render(FILE *f, const struct profile *p, const struct report_opts *o)
 	if (t.calls > t.timed)
 		fputs("(-: counted only, without an exit stop, so no time "
 		      "and no errors; see -e count=)\n", f);
+	truth_render(f, p, o);
 	free(rows);
 	return ferror(f) ? -1 : 0;
 }
