@@ -62,6 +62,14 @@ test_expect_success PTRACE 'sendfile from a pipe falls back, says so' '
 	cmp in out && grep "falling back to mode=rw" err
 '
 
+test_expect_success PTRACE 'O_APPEND stdout: pipe contents kept on fallback' '
+	: >app &&
+	"$IOTRACE" -o table run splice if=in mode=splice bs=16K 2>err >>app &&
+	cmp in app &&
+	grep "mode=splice cannot copy from .in. to .stdout." err &&
+	table_counts table | grep "^splice 2 1$"
+'
+
 test_expect_success PTRACE 'generated input: size= bytes, made untraced' '
 	TMPDIR=$PWD "$IOTRACE" -o table run splice size=100K of=out &&
 	test $(wc -c <out) = 102400 &&
