@@ -111,3 +111,12 @@ help:
 .PHONY: all demo check bench install uninstall style lint clean help
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d)
+
+# LD_PRELOAD shims for fault tests (tests/helpers/preload/NAME.c).
+PRELOAD_SRCS := $(wildcard tests/helpers/preload/*.c)
+PRELOAD_LIBS := $(PRELOAD_SRCS:tests/helpers/preload/%.c=build/helpers/%.so)
+check: $(PRELOAD_LIBS)
+build/helpers/%.so: tests/helpers/preload/%.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -shared -fPIC \
+		$(LDFLAGS) -o $@ $< -ldl

@@ -36,6 +36,7 @@ struct cli_command {
 
 /* Subcommands; argv[0] is the subcommand word. */
 int cmd_trace(struct cli_opts *o, int argc, char **argv);
+int cmd_run(struct cli_opts *o, int argc, char **argv);
 int cmd_sweep(struct cli_opts *o, int argc, char **argv);
 
 /* Prints "iotrace: <message>" on stderr. Returns -1. */

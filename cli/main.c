@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 
 static const struct cli_command commands[] = {
+	{ "run", cmd_run, "run a built-in workload traced (run --list)" },
 	{ "sweep", cmd_sweep, "trace a command once per value of a key" },
 	{ NULL, NULL, NULL },
 };

@@ -252,6 +252,9 @@ uint64_t totals_time(const struct profile_totals *t,
 		     const struct report_opts *o);
 
 int table_render(FILE *f, const struct profile *p, const struct report_opts *o);
+/* The --truth section under the table; nothing when there is no truth. */
+void truth_render(FILE *f, const struct profile *p,
+		  const struct report_opts *o);
 /* The line above the table that ties it to the wall clock. */
 void table_render_header(FILE *f, const struct profile *p,
 			 const struct report_opts *o);

@@ -209,6 +209,7 @@ int table_render(FILE *f, const struct profile *p, const struct report_opts *o)
 	if (t.calls > t.timed)
 		fputs("(-: counted only, without an exit stop, so no time "
 		      "and no errors; see -e count=)\n", f);
+	truth_render(f, p, o);
 	free(rows);
 	if (io_render(f, p, o) < 0 || histogram_render(f, p, o) < 0 ||
 	    findings_render(f, p, o) < 0)

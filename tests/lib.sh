@@ -93,6 +93,12 @@ table_counts() {
 	}' "$1" | sort
 }
 
+# table_calls NAME FILE: the calls of one syscall in a table, 0 if absent.
+table_calls() {
+	table_counts "$2" |
+		awk -v n="$1" '$1 == n { c = $2 } END { print c + 0 }'
+}
+
 test_done() {
 	echo "1..$test_count"
 	[ "$test_failed" = 0 ]
