@@ -88,6 +88,14 @@ int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 int exec_child(int argc, char **argv, struct tracer_child *child);
 void exec_child_release(struct tracer_child *child);
 
+/*
+ * A built-in workload (argv: WORKLOAD KEY=VALUE...) as a traced child:
+ * checked (a usage error exits 2), prepared, released with its clean-up.
+ */
+void workload_validate(int argc, char **argv);
+int workload_child(int argc, char **argv, struct tracer_child *child);
+void workload_child_release(struct tracer_child *child);
+
 /* The status iotrace exits with for a profile's ending. */
 int exit_status_of(const struct profile *p);
 

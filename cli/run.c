@@ -163,6 +163,59 @@ out_cleanup:
 	return status;
 }
 
+/*
+ * argv is WORKLOAD KEY=VALUE...: the workload's arguments, checked.  Bad
+ * input is a usage error (exit 2) here, before anything runs.
+ */
+static struct workload_args *parse_workload(int argc, char **argv)
+{
+	const struct workload *w = workload_find(argv[0]);
+	struct workload_args *a;
+
+	if (!w)
+		usage_error("run: unknown workload '%s'", argv[0]);
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		error("out of memory");
+		exit(1);
+	}
+	a->wl = w;
+	if (w->parse(a, argc - 1, argv + 1) < 0)
+		usage_error("run %s: %s", w->name, a->err);
+	return a;
+}
+
+void workload_validate(int argc, char **argv)
+{
+	free(parse_workload(argc, argv));
+}
+
+int workload_child(int argc, char **argv, struct tracer_child *child)
+{
+	struct workload_args *a = parse_workload(argc, argv);
+	int err = a->wl->prepare ? a->wl->prepare(a) : 0;
+
+	if (err < 0) {
+		error("run %s: cannot prepare: %s", a->wl->name,
+		      strerror(-err));
+		free(a);
+		return 1;
+	}
+	child->run = run_child;
+	child->arg = a;
+	return 0;
+}
+
+void workload_child_release(struct tracer_child *child)
+{
+	struct workload_args *a = child->arg;
+
+	if (a && a->wl->cleanup)
+		a->wl->cleanup(a);
+	free(a);
+	child->arg = NULL;
+}
+
 int cmd_run(struct cli_opts *o, int argc, char **argv)
 {
 	const struct workload *w;
@@ -174,16 +227,9 @@ int cmd_run(struct cli_opts *o, int argc, char **argv)
 	if (!strcmp(argv[1], "--list") || wants_help(1, argv + 1))
 		return run_list();
 	w = workload_find(argv[1]);
-	if (!w)
-		usage_error("run: unknown workload '%s'", argv[1]);
-	if (wants_help(argc - 2, argv + 2))
+	if (w && wants_help(argc - 2, argv + 2))
 		return run_help(w);
-	a = calloc(1, sizeof(*a));
-	if (!a)
-		return error("out of memory"), 1;
-	a->wl = w;
-	if (w->parse(a, argc - 2, argv + 2) < 0)
-		usage_error("run %s: %s", w->name, a->err);
+	a = parse_workload(argc - 1, argv + 1);
 	status = run_workload(o, a, argc - 1, argv + 1);
 	free(a);
 	return status;

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "workloads/workload.h"
 
 #define SWEEP_MAX_POINTS 64
 #define SWEEP_MAX_REPEAT 100
@@ -191,6 +192,35 @@ struct point_kind {
 };
 
 static const struct point_kind exec_kind = { exec_child, exec_child_release };
+static const struct point_kind workload_kind = {
+	workload_child, workload_child_release
+};
+
+/* Every point's workload arguments are checked before the first run. */
+static void validate_points(const struct sweep_opts *so)
+{
+	char **argv;
+	size_t i;
+	int argc;
+
+	for (i = 0; i < so->nvalues; i++) {
+		argv = point_argv(so, so->values[i], &argc);
+		if (!argv) {
+			error("out of memory");
+			exit(1);
+		}
+		workload_validate(argc, argv);
+		free_argv(argv);
+	}
+}
+
+/* The value as a number for the chart's axis (dd's suffixes), or NAN. */
+static double value_x(const char *value)
+{
+	uint64_t n;
+
+	return wl_parse_size(value, &n) == 0 ? (double)n : NAN;
+}
 
 static int cmp_wall(const void *a, const void *b)
 {
@@ -237,7 +267,7 @@ static int run_point(struct cli_opts *o, const struct sweep_opts *so,
 	qsort(runs, (size_t)n, sizeof(runs[0]), cmp_wall);
 	memset(pt, 0, sizeof(*pt));
 	snprintf(pt->value, sizeof(pt->value), "%s", so->values[i]);
-	pt->x = strtod(so->values[i], NULL);
+	pt->x = value_x(so->values[i]);
 	pt->runs = n;
 	sweep_point_from_profile(pt, &runs[n / 2]);
 	findings_text(pt->findings, sizeof(pt->findings), &runs[n / 2],
@@ -278,7 +308,7 @@ int cmd_sweep(struct cli_opts *o, int argc, char **argv)
 	struct sweep s = { .npoints = 0 };
 	struct outfile out = { 0 }, svg = { 0 };
 	struct profile median;
-	const struct point_kind *kind = &exec_kind;
+	const struct point_kind *kind;
 	int status = 1;
 	size_t i;
 
@@ -287,7 +317,8 @@ int cmd_sweep(struct cli_opts *o, int argc, char **argv)
 		usage_error("sweep: no {} in the command for the values of '%s'",
 			    so.key);
 	if (so.run)
-		usage_error("sweep: 'run' is not supported yet");
+		validate_points(&so);
+	kind = so.run ? &workload_kind : &exec_kind;
 	snprintf(s.key, sizeof(s.key), "%s", so.key);
 	s.points = calloc(so.nvalues, sizeof(*s.points));
 	if (!s.points)

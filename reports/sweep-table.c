@@ -23,13 +23,13 @@ static void print_point(FILE *f, const struct sweep_point *pt, bool best)
 	double wall = (double)pt->wall_ns / 1e9;
 	double spread = (double)(pt->wall_max_ns - pt->wall_min_ns) / 1e9;
 
-	fprintf(f, "%c %10s %9.3f %8.3f %9.1f %-15s %10llu %10.6f %10llu "
+	fprintf(f, "%c %10s %9.3f %8.3f %9.1f %-15s %10llu %10.6f %10.3f "
 		"%5.1f%% %6d\n", best ? '*' : ' ', pt->value, wall, spread,
 		sweep_point_mbps(pt), pt->dominant[0] ? pt->dominant : "-",
 		(unsigned long long)pt->dominant_calls,
 		(double)pt->syscall_ns / 1e9,
-		(unsigned long long)(pt->dominant_calls ?
-				     pt->dominant_ns / pt->dominant_calls / 1000 : 0),
+		pt->dominant_calls ? (double)pt->dominant_ns /
+				     (double)pt->dominant_calls / 1e3 : 0.0,
 		pt->wall_ns ? 100.0 * (double)pt->syscall_ns /
 				      (double)pt->wall_ns : 0.0,
 		pt->status);

@@ -21,6 +21,24 @@ test_expect_success PTRACE 'sweep -- CMD with {}: one row per value, exact calls
 	test_cmp expect actual
 '
 
+# Seed experiment 2: 1,000,000 one-byte writes through a buffer of each
+# size.  --count-only: one stop per call keeps the million-call points short.
+test_expect_success PTRACE 'sweep run bufwrite: the seed call-count column, exactly' '
+	"$IOTRACE" --count-only sweep --repeat 1 buf=0,1,64,512,8192,65536 \
+		run bufwrite total=1000000 unit=1 of=out >t.txt 2>/dev/null &&
+	sweep_calls t.txt >actual &&
+	printf "%s\n" "0 1000000" "1 1000000" "64 15625" "512 1954" \
+		"8192 123" "65536 16" >expect &&
+	test_cmp expect actual &&
+	test $(wc -c <out) = 1000000
+'
+
+test_expect_success PTRACE 'sweep run: bad workload arguments stop before any run' '
+	"$IOTRACE" sweep buf=64,0x run bufwrite total=1000 of=fresh >t.txt 2>err;
+	test $? = 2 && ! test -e fresh && test $(wc -l <err) = 1 &&
+	grep "buf" err
+'
+
 test_expect_success PTRACE 'sweep: {} replaced in every word; repeats counted' '
 	"$IOTRACE" sweep --repeat 2 n=3,7 -- sh -c "head -c {} /dev/zero | cat >/dev/null" >t.txt 2>/dev/null &&
 	grep "median of 2 runs each" t.txt &&
