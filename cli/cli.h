@@ -32,6 +32,16 @@ struct cli_command {
 
 /* Subcommands; argv[0] is the subcommand word. */
 int cmd_trace(struct cli_opts *o, int argc, char **argv);
+int cmd_report(struct cli_opts *o, int argc, char **argv);
+int cmd_diff(struct cli_opts *o, int argc, char **argv);
+
+/*
+ * Loads a saved profile (JSON or strace -c table) into p, initializing
+ * it.  0, or -1 after printing "iotrace: FILE: line L: what is wrong".
+ */
+int cli_load(struct profile *p, const char *path);
+/* -o, -S, --format, --raw-time after report's or diff's word. */
+void cli_parse_report_option(struct cli_opts *o, int c, char **argv);
 
 /* Prints "iotrace: <message>" on stderr. Returns -1. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

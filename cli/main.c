@@ -12,6 +12,8 @@
 #include "cli/cli.h"
 
 static const struct cli_command commands[] = {
+	{ "report", cmd_report, "print a saved run (JSON, strace -c) again" },
+	{ "diff", cmd_diff, "compare two saved runs: BASE NEW" },
 	{ NULL, NULL, NULL },
 };
 
@@ -50,6 +52,8 @@ static void print_help(void)
 	       "prints an strace -c compatible table tied to the wall clock.\n\n"
 	       "Options:\n"
 	       "  -o FILE            write the report to FILE (default: stderr)\n"
+	       "      --format=FMT   table (default), json or csv\n"
+	       "      --save FILE    also write the whole profile as JSON\n"
 	       "  -S KEY             sort by time|calls|errors|name|avg-time|\n"
 	       "                     min-time|max-time (default: time)\n"
 	       "  -e trace=SET       count only SET: names, classes, !negation\n"

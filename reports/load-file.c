@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Opening a saved run: the file decides its own kind (a JSON profile
+ * starts with '{' after blanks, anything else is read as a log ending in
+ * an strace -c table), and its size is bounded before jansson sees it, so
+ * a 100 MB string costs at most LOAD_JSON_MAX of memory.  Also the one
+ * place load errors are formatted.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "reports/load.h"
+
+int load_fail(struct load_error *e, unsigned long line, const char *fmt, ...)
+{
+	va_list ap;
+	char *c;
+
+	e->line = line;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	/* The message quotes input: keep the terminal's controls out. */
+	for (c = e->msg; *c; c++)
+		if (iscntrl((unsigned char)*c))
+			*c = '?';
+	return -1;
+}
+
+/*
+ * Reads all of f into a malloc'd buffer, refusing more than LOAD_JSON_MAX
+ * bytes (the line named is where the limit was crossed).
+ */
+static int read_all(FILE *f, char **text, size_t *len, struct load_error *e)
+{
+	size_t cap = 1 << 16, n = 0, i;
+	unsigned long line = 1;
+	char *buf = malloc(cap), *grown;
+
+	while (buf && !feof(f) && !ferror(f)) {
+		if (n == cap) {
+			if (cap > LOAD_JSON_MAX)
+				break;
+			grown = realloc(buf, cap * 2);
+			if (!grown)
+				break;
+			buf = grown;
+			cap *= 2;
+		}
+		n += fread(buf + n, 1, cap - n, f);
+	}
+	if (!buf || ferror(f) || !feof(f) || n > LOAD_JSON_MAX) {
+		for (i = 0; buf && i < n && i < LOAD_JSON_MAX; i++)
+			line += buf[i] == '\n';
+		free(buf);
+		if (ferror(f))
+			return load_fail(e, line, "read error");
+		return load_fail(e, line, "larger than %u MiB: not an iotrace "
+				 "profile", LOAD_JSON_MAX >> 20);
+	}
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+int profile_load(struct profile *p, const char *path, struct load_error *e)
+{
+	unsigned long line = 1;
+	struct stat st;
+	char *text = NULL;
+	size_t len = 0;
+	int c, err;
+	FILE *f;
+
+	profile_init(p);
+	f = fopen(path, "r");
+	if (!f)
+		return load_fail(e, 0, "%s", strerror(errno));
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return load_fail(e, 0, "%s", strerror(EISDIR));
+	}
+	while ((c = getc(f)) != EOF && c && strchr(" \t\r\n", c))
+		line += c == '\n';
+	if (c != '{') {
+		if (c != EOF)
+			ungetc(c, f);
+		err = profile_from_strace_at(p, f, line, e);
+		fclose(f);
+		return err;
+	}
+	ungetc(c, f);
+	err = read_all(f, &text, &len, e);
+	fclose(f);
+	if (err < 0)
+		return -1;
+	/* Blank lines before the '{' were read: they still count. */
+	err = profile_from_json(p, text, len, e);
+	if (err < 0 && e->line)
+		e->line += line - 1;
+	free(text);
+	return err;
+}
