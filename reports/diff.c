@@ -175,13 +175,13 @@ const struct diff_row *diff_top(const struct diff *d)
 }
 
 /*
- * Two times for a sentence, in the unit the larger needs: "0.579 s ->
- * 0.141 s", "4.210 ms -> 0.120 ms", "12.0 us -> 3.5 us".
+ * Two times for a sentence, in one unit that keeps the smaller readable:
+ * "0.579 s -> 0.141 s", "16.055 ms -> 1.314 ms", "12.0 us -> 3.5 us".
  */
 static void two_times(char *buf, size_t size, uint64_t a, uint64_t b)
 {
-	uint64_t big = a > b ? a : b;
-	double scale = big >= 10000000 ? 1e9 : big >= 10000 ? 1e6 : 1e3;
+	uint64_t small = a && b ? (a < b ? a : b) : a | b;
+	double scale = small >= 10000000 ? 1e9 : small >= 10000 ? 1e6 : 1e3;
 	const char *unit = scale == 1e9 ? "s" : scale == 1e6 ? "ms" : "us";
 	const char *fmt = scale == 1e3 ? "%.1f %s -> %.1f %s"
 				       : "%.3f %s -> %.3f %s";

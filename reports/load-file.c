@@ -30,37 +30,47 @@ int load_fail(struct load_error *e, unsigned long line, const char *fmt, ...)
 	return -1;
 }
 
-/*
- * Reads all of f into a malloc'd buffer, refusing more than LOAD_JSON_MAX
- * bytes (the line named is where the limit was crossed).
- */
+/* Refuses a file past LOAD_JSON_MAX, naming the line the limit fell on. */
+static int too_large(char *buf, size_t n, struct load_error *e)
+{
+	unsigned long line = 1;
+	size_t i;
+
+	for (i = 0; i < n && i < LOAD_JSON_MAX; i++)
+		line += buf[i] == '\n';
+	free(buf);
+	return load_fail(e, line, "larger than %u MiB: not an iotrace "
+			 "profile", LOAD_JSON_MAX >> 20);
+}
+
+/* Reads all of f into a malloc'd buffer of at most LOAD_JSON_MAX bytes. */
 static int read_all(FILE *f, char **text, size_t *len, struct load_error *e)
 {
-	size_t cap = 1 << 16, n = 0, i;
-	unsigned long line = 1;
+	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap), *grown;
 
-	while (buf && !feof(f) && !ferror(f)) {
-		if (n == cap) {
-			if (cap > LOAD_JSON_MAX)
-				break;
-			grown = realloc(buf, cap * 2);
-			if (!grown)
-				break;
-			buf = grown;
-			cap *= 2;
-		}
+	if (!buf)
+		return load_fail(e, 1, "out of memory");
+	for (;;) {
 		n += fread(buf + n, 1, cap - n, f);
+		if (n < cap || ferror(f))	/* end of file, or an error */
+			break;
+		if (cap > LOAD_JSON_MAX)
+			return too_large(buf, n, e);
+		grown = realloc(buf, cap * 2);
+		if (!grown) {
+			free(buf);
+			return load_fail(e, 1, "out of memory");
+		}
+		buf = grown;
+		cap *= 2;
 	}
-	if (!buf || ferror(f) || !feof(f) || n > LOAD_JSON_MAX) {
-		for (i = 0; buf && i < n && i < LOAD_JSON_MAX; i++)
-			line += buf[i] == '\n';
+	if (ferror(f)) {
 		free(buf);
-		if (ferror(f))
-			return load_fail(e, line, "read error");
-		return load_fail(e, line, "larger than %u MiB: not an iotrace "
-				 "profile", LOAD_JSON_MAX >> 20);
+		return load_fail(e, 1, "read error");
 	}
+	if (n > LOAD_JSON_MAX)
+		return too_large(buf, n, e);
 	*text = buf;
 	*len = n;
 	return 0;

@@ -44,6 +44,7 @@ struct sload {
 	enum cell cells[MAX_CELLS];
 	int ncells, errors_at;	/* errors_at: index of C_ERRORS or -1 */
 	bool complete;		/* a whole table has been read */
+	bool adjacent;		/* ... and only blank lines since */
 	bool merge;		/* the next table continues the last one */
 	uint64_t calls;		/* sum of this table's rows */
 };
@@ -291,6 +292,7 @@ static int on_total(struct sload *s, char **tok, int n)
 					 (unsigned long long)s->calls);
 	}
 	s->complete = true;
+	s->adjacent = true;
 	s->state = SEEK;
 	return 0;
 }
@@ -318,12 +320,14 @@ static void on_seek(struct sload *s, char *line, bool bad)
 	int n;
 
 	if (!bad && is_label(line)) {
-		s->merge = s->complete;
+		s->merge = s->adjacent;
+		s->adjacent = false;
 		return;
 	}
 	n = bad ? 0 : split(line, tok, MAX_CELLS + 1);
 	if (!bad && !n)
 		return;	/* blank lines neither chain nor break chains */
+	s->adjacent = false;
 	if (n && parse_header(s, tok, n)) {
 		s->state = RULE;
 		return;
@@ -348,10 +352,12 @@ static int on_line(struct sload *s, char *line, size_t len, bool too_long)
 	n = split(line, tok, MAX_CELLS + 1);
 	switch (s->state) {
 	case RULE:
-		if (is_rule(tok, n, s->ncells))
+		if (is_rule(tok, n, s->ncells)) {
 			start_table(s);
-		else
+		} else {
 			s->state = SEEK;
+			s->merge = false;
+		}
 		return 0;
 	case ROWS:
 		if (!n)

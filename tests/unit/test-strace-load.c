@@ -123,6 +123,29 @@ static const struct {
 	  RULE "100.00    0.000100          10        10         2 total\n" },
 };
 
+/* Only a label right after a table chains the next one to it. */
+static void test_label_chains(void)
+{
+	static const char chained[] =
+		HEAD RULE "1.0 0.1 1 5 write\n" RULE "100 0.1 1 5 total\n\n"
+		"System call usage summary for 32 bit mode:\n"
+		HEAD RULE "1.0 0.1 1 2 write\n" RULE "100 0.1 1 2 total\n";
+	static const char apart[] =
+		HEAD RULE "1.0 0.1 1 5 write\n" RULE "100 0.1 1 5 total\n"
+		"+++ exited with 0 +++\n"
+		"System call usage summary for 32 bit mode:\n"
+		HEAD RULE "1.0 0.1 1 2 write\n" RULE "100 0.1 1 2 total\n";
+	struct load_error e = { 0, "" };
+	struct profile p;
+
+	if (parse(&p, chained, &e) == 0)
+		is_int(calls(&p, "write"), 7, "labelled, right after: merged");
+	profile_release(&p);
+	if (parse(&p, apart, &e) == 0)
+		is_int(calls(&p, "write"), 2, "log between: the last wins");
+	profile_release(&p);
+}
+
 static void test_layouts(void)
 {
 	struct load_error e = { 0, "" };
@@ -223,6 +246,7 @@ int main(void)
 {
 	test_fixtures();
 	test_layouts();
+	test_label_chains();
 	test_broken();
 	test_binary();
 	return done_testing();
