@@ -40,7 +40,11 @@ int cmd_diff(struct cli_opts *o, int argc, char **argv);
  * it.  0, or -1 after printing "iotrace: FILE: line L: what is wrong".
  */
 int cli_load(struct profile *p, const char *path);
-/* -o, -S, --format, --raw-time after report's or diff's word. */
+/*
+ * -o, -S, --format, --raw-time after report's or diff's word; getopt
+ * returns these values for the long ones.
+ */
+enum { REPORT_OPT_FORMAT = 300, REPORT_OPT_RAW_TIME, REPORT_OPT_FAIL_IF };
 void cli_parse_report_option(struct cli_opts *o, int c, char **argv);
 
 /* Prints "iotrace: <message>" on stderr. Returns -1. */

@@ -12,13 +12,11 @@
 #include "cli/cli.h"
 #include "reports/diff.h"
 
-enum { OPT_FORMAT = 256, OPT_RAW_TIME, OPT_FAIL_IF };
-
 static const struct option diff_options[] = {
-	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "format", required_argument, NULL, REPORT_OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
-	{ "raw-time", no_argument, NULL, OPT_RAW_TIME },
-	{ "fail-if", required_argument, NULL, OPT_FAIL_IF },
+	{ "raw-time", no_argument, NULL, REPORT_OPT_RAW_TIME },
+	{ "fail-if", required_argument, NULL, REPORT_OPT_FAIL_IF },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -32,7 +30,7 @@ static void parse_diff_options(struct cli_opts *o, struct fail_if *f,
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:S:", diff_options,
 				NULL)) != -1) {
-		if (c != OPT_FAIL_IF) {
+		if (c != REPORT_OPT_FAIL_IF) {
 			cli_parse_report_option(o, c, argv);
 			continue;
 		}

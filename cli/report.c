@@ -26,12 +26,10 @@ int cli_load(struct profile *p, const char *path)
 	return -1;
 }
 
-enum { OPT_FORMAT = 256, OPT_RAW_TIME };
-
 static const struct option report_options[] = {
-	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "format", required_argument, NULL, REPORT_OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
-	{ "raw-time", no_argument, NULL, OPT_RAW_TIME },
+	{ "raw-time", no_argument, NULL, REPORT_OPT_RAW_TIME },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -47,12 +45,12 @@ void cli_parse_report_option(struct cli_opts *o, int c, char **argv)
 		if (!o->report.sort)
 			usage_error("-S: unknown sort key '%s'", optarg);
 		break;
-	case OPT_FORMAT:
+	case REPORT_OPT_FORMAT:
 		if (parse_format(optarg) < 0)
 			usage_error("--format: unknown format '%s'", optarg);
 		o->report.format = (enum report_format)parse_format(optarg);
 		break;
-	case OPT_RAW_TIME:
+	case REPORT_OPT_RAW_TIME:
 		o->report.raw_time = true;
 		break;
 	default:

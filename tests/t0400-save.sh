@@ -68,4 +68,12 @@ test_expect_success 'report reads an strace -c table too' '
 	test_cmp want got
 '
 
+test_expect_success 'an strace table saved as JSON prints the same again' '
+	"$IOTRACE" report "$FIXTURES/strace/sh-i386.txt" >direct.txt &&
+	"$IOTRACE" report --format=json "$FIXTURES/strace/sh-i386.txt" >s.json &&
+	grep -q "\"source\": \"strace\"" s.json &&
+	"$IOTRACE" report s.json >via-json.txt &&
+	test_cmp direct.txt via-json.txt
+'
+
 test_done
