@@ -120,3 +120,26 @@ build/helpers/%.so: tests/helpers/preload/%.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -shared -fPIC \
 		$(LDFLAGS) -o $@ $< -ldl
+
+# `make fuzz`: libFuzzer (clang) on the JSON loader and the strace table
+# reader, FUZZ_TIME seconds each.  Seeds and kept crashers are in
+# tests/fixtures/fuzz/{json,strace}; new finds land in build/fuzz/.
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SRCS := $(filter-out tracer/%,$(LIB_SRCS)) tracer/syscalls.c
+
+build/fuzz/fuzz-json build/fuzz/fuzz-strace: tests/fuzz/fuzz-load.c $(FUZZ_SRCS) | build/config.mk
+	@mkdir -p build/fuzz
+	@command -v $(FUZZ_CC) >/dev/null || sh scripts/install-fuzz-deps
+	$(QCC)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) $(if $(findstring json,$@),-DFUZZ_JSON) -o $@ $^ $(ALL_LDLIBS)
+
+fuzz: build/fuzz/fuzz-json build/fuzz/fuzz-strace
+	$(Q)for t in json strace; do \
+		mkdir -p build/fuzz/corpus-$$t && \
+		build/fuzz/fuzz-$$t -max_total_time=$(FUZZ_TIME) -max_len=16384 \
+			-artifact_prefix=build/fuzz/$$t- \
+			build/fuzz/corpus-$$t tests/fixtures/fuzz/$$t || exit 1; \
+	done
+
+.PHONY: fuzz

@@ -38,6 +38,20 @@ struct cli_command {
 int cmd_trace(struct cli_opts *o, int argc, char **argv);
 int cmd_run(struct cli_opts *o, int argc, char **argv);
 int cmd_sweep(struct cli_opts *o, int argc, char **argv);
+int cmd_report(struct cli_opts *o, int argc, char **argv);
+int cmd_diff(struct cli_opts *o, int argc, char **argv);
+
+/*
+ * Loads a saved profile (JSON or strace -c table) into p, initializing
+ * it.  0, or -1 after printing "iotrace: FILE: line L: what is wrong".
+ */
+int cli_load(struct profile *p, const char *path);
+/*
+ * -o, -S, --format, --raw-time after report's or diff's word; getopt
+ * returns these values for the long ones.
+ */
+enum { REPORT_OPT_FORMAT = 300, REPORT_OPT_RAW_TIME, REPORT_OPT_FAIL_IF };
+void cli_parse_report_option(struct cli_opts *o, int c, char **argv);
 
 /* Prints "iotrace: <message>" on stderr. Returns -1. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -14,6 +14,8 @@
 static const struct cli_command commands[] = {
 	{ "run", cmd_run, "run a built-in workload traced (run --list)" },
 	{ "sweep", cmd_sweep, "trace a command once per value of a key" },
+	{ "report", cmd_report, "print a saved run (JSON, strace -c) again" },
+	{ "diff", cmd_diff, "compare two saved runs: BASE NEW" },
 	{ NULL, NULL, NULL },
 };
 
@@ -52,6 +54,8 @@ static void print_help(void)
 	       "prints an strace -c compatible table tied to the wall clock.\n\n"
 	       "Options:\n"
 	       "  -o FILE            write the report to FILE (default: stderr)\n"
+	       "      --format=FMT   table (default), json or csv\n"
+	       "      --save FILE    also write the whole profile as JSON\n"
 	       "  -S KEY             sort by time|calls|errors|name|avg-time|\n"
 	       "                     min-time|max-time|p50|p90|p99\n"
 	       "                     (default: time)\n"

@@ -258,6 +258,9 @@ void truth_render(FILE *f, const struct profile *p,
 /* The line above the table that ties it to the wall clock. */
 void table_render_header(FILE *f, const struct profile *p,
 			 const struct report_opts *o);
+/* JSON, schema "iotrace/1" (docs/json-schema.md), and CSV. */
+int json_render(FILE *f, const struct profile *p, const struct report_opts *o);
+int csv_render(FILE *f, const struct profile *p, const struct report_opts *o);
 /* Renders in o->format. */
 int report_render(FILE *f, const struct profile *p, const struct report_opts *o);
 

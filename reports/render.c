@@ -11,8 +11,9 @@ int report_render(FILE *f, const struct profile *p, const struct report_opts *o)
 	case FMT_TABLE:
 		return table_render(f, p, o);
 	case FMT_JSON:
+		return json_render(f, p, o);
 	case FMT_CSV:
-		break;
+		return csv_render(f, p, o);
 	}
 	return -1;
 }

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `iotrace diff [-S KEY] [--format=table|json] [-o FILE] [--raw-time]
+ * [--fail-if EXPR]... BASE NEW`: compare two saved runs, each an iotrace
+ * JSON profile or an strace -c table.  Exit 0 whatever the difference,
+ * 1 when a --fail-if term trips, 2 for bad input or a bad expression.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "reports/diff.h"
+
+static const struct option diff_options[] = {
+	{ "format", required_argument, NULL, REPORT_OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "raw-time", no_argument, NULL, REPORT_OPT_RAW_TIME },
+	{ "fail-if", required_argument, NULL, REPORT_OPT_FAIL_IF },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse_diff_options(struct cli_opts *o, struct fail_if *f,
+			       int argc, char **argv)
+{
+	char bad[160];
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:S:", diff_options,
+				NULL)) != -1) {
+		if (c != REPORT_OPT_FAIL_IF) {
+			cli_parse_report_option(o, c, argv);
+			continue;
+		}
+		if (fail_if_parse(f, optarg, bad, sizeof(bad)) < 0)
+			usage_error("--fail-if: %s", bad);
+	}
+	if (o->report.format == FMT_CSV)
+		usage_error("diff: --format must be table or json");
+	if (argc - optind != 2)
+		usage_error("diff: give two saved runs, BASE and NEW");
+}
+
+/* Evaluates every term; 1 if any tripped, -1 if one cannot be. */
+static int check_fail_if(const struct fail_if *f, const struct diff *d,
+			 int *results)
+{
+	char what[160];
+	int tripped = 0;
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		results[i] = fail_if_eval(f, i, d, what, sizeof(what));
+		if (results[i] < 0)
+			return error("--fail-if '%s': %s", f->terms[i].text,
+				     what);
+		if (results[i])
+			error("--fail-if '%s' tripped: %s", f->terms[i].text,
+			      what);
+		tripped |= results[i];
+	}
+	return tripped;
+}
+
+static int render(const struct cli_opts *o, const struct diff *d,
+		  const struct fail_if *f, const int *results)
+{
+	struct outfile out = { NULL, NULL, NULL };
+	FILE *fp = stdout;
+	int err;
+
+	if (o->output) {
+		if (outfile_open(&out, o->output) < 0)
+			return -1;
+		fp = out.f;
+	}
+	if (o->report.format == FMT_JSON)
+		err = diff_render_json(fp, d, f->n ? f : NULL, results);
+	else
+		err = diff_render_table(fp, d);
+	if (err < 0 || (!o->output && fflush(stdout))) {
+		outfile_abort(&out);
+		return error("cannot write the diff");
+	}
+	return o->output ? outfile_commit(&out) : 0;
+}
+
+static int run_diff(const struct cli_opts *o, const struct fail_if *f,
+		    struct diff *d)
+{
+	const char *key = o->report.sort ? o->report.sort->name : "time";
+	int results[FAIL_IF_MAX], tripped;
+
+	if (diff_sort(d, key) < 0)
+		usage_error("diff: cannot sort by '%s' (%s)", key,
+			    diff_sort_keys);
+	tripped = check_fail_if(f, d, results);
+	if (tripped < 0)
+		return EXIT_USAGE;
+	if (render(o, d, f, results) < 0)
+		return EXIT_USAGE;
+	return tripped ? 1 : 0;
+}
+
+int cmd_diff(struct cli_opts *o, int argc, char **argv)
+{
+	struct profile base, new;
+	struct fail_if f = { .n = 0 };
+	struct diff d;
+	int status = EXIT_USAGE;
+
+	parse_diff_options(o, &f, argc, argv);
+	if (cli_load(&base, argv[optind]) < 0)
+		return EXIT_USAGE;
+	if (cli_load(&new, argv[optind + 1]) < 0)
+		goto out_base;
+	if (diff_build(&d, &base, &new, &o->report) < 0) {
+		error("out of memory");
+		goto out_new;
+	}
+	d.base_name = argv[optind];
+	d.new_name = argv[optind + 1];
+	status = run_diff(o, &f, &d);
+	diff_release(&d);
+out_new:
+	profile_release(&new);
+out_base:
+	profile_release(&base);
+	return status;
+}

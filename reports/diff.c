@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Pairing the rows of two profiles by syscall name, ordering the pairs
+ * by how much they changed, and saying the result in one line: how much
+ * more or less time NEW spends in syscalls, and which syscall explains
+ * most of it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reports/diff.h"
+
+uint64_t diff_time(const struct diff *d, const struct profile_row *r)
+{
+	return r ? row_time(r, d->o) : 0;
+}
+
+static bool used(const struct profile_row *r)
+{
+	return r && r->calls;
+}
+
+int diff_build(struct diff *d, const struct profile *base,
+	       const struct profile *new, const struct report_opts *o)
+{
+	size_t i, n = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->base = base;
+	d->new = new;
+	d->o = o;
+	d->rows = calloc(base->nrows + new->nrows + 1, sizeof(*d->rows));
+	if (!d->rows)
+		return -ENOMEM;
+	for (i = 0; i < base->nrows; i++) {
+		const struct profile_row *b = &base->rows[i];
+		const struct profile_row *w = profile_row_find(new, b->name);
+
+		if (used(b) || used(w))
+			d->rows[n++] = (struct diff_row){
+				b->name, used(b) ? b : NULL, used(w) ? w : NULL
+			};
+	}
+	for (i = 0; i < new->nrows; i++) {
+		const struct profile_row *w = &new->rows[i];
+
+		if (used(w) && !profile_row_find(base, w->name))
+			d->rows[n++] = (struct diff_row){ w->name, NULL, w };
+	}
+	d->nrows = n;
+	profile_totals(base, &d->tbase);
+	profile_totals(new, &d->tnew);
+	return diff_sort(d, "time");
+}
+
+void diff_release(struct diff *d)
+{
+	free(d->rows);
+	d->rows = NULL;
+	d->nrows = 0;
+}
+
+static int64_t change(uint64_t a, uint64_t b)
+{
+	return (int64_t)(b - a);
+}
+
+static uint64_t calls_of(const struct profile_row *r)
+{
+	return r ? r->calls : 0;
+}
+
+static int64_t d_time(const struct diff *d, const struct diff_row *r)
+{
+	return change(diff_time(d, r->base), diff_time(d, r->new));
+}
+
+static int64_t d_calls(const struct diff *d, const struct diff_row *r)
+{
+	(void)d;
+	return change(calls_of(r->base), calls_of(r->new));
+}
+
+static int64_t d_errors(const struct diff *d, const struct diff_row *r)
+{
+	(void)d;
+	return change(r->base ? r->base->errors : 0,
+		      r->new ? r->new->errors : 0);
+}
+
+static uint64_t avg(const struct diff *d, const struct profile_row *r)
+{
+	return r && r->timed ? diff_time(d, r) / r->timed : 0;
+}
+
+static int64_t d_avg(const struct diff *d, const struct diff_row *r)
+{
+	return change(avg(d, r->base), avg(d, r->new));
+}
+
+/* Sort keys: the change a row is ranked by; NULL ranks by name. */
+static const struct {
+	const char *key;
+	int64_t (*delta)(const struct diff *d, const struct diff_row *r);
+} sort_keys[] = {
+	{ "time", d_time },	{ "percent", d_time },
+	{ "calls", d_calls },	{ "errors", d_errors },
+	{ "avg-time", d_avg },	{ "name", NULL },
+};
+
+const char diff_sort_keys[] = "time, calls, errors, avg-time, name";
+
+static uint64_t magnitude(int64_t v)
+{
+	return v < 0 ? -(uint64_t)v : (uint64_t)v;
+}
+
+struct sort_ctx {
+	const struct diff *d;
+	int64_t (*delta)(const struct diff *d, const struct diff_row *r);
+};
+
+/* Largest change first; ties (and -S name) by name, so output is stable. */
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct diff_row *a = pa, *b = pb;
+	const struct sort_ctx *c = arg;
+	uint64_t ma, mb;
+
+	if (c->delta) {
+		ma = magnitude(c->delta(c->d, a));
+		mb = magnitude(c->delta(c->d, b));
+		if (ma != mb)
+			return ma < mb ? 1 : -1;
+	}
+	return strcmp(a->name, b->name);
+}
+
+int diff_sort(struct diff *d, const char *key)
+{
+	struct sort_ctx c = { d, NULL };
+	size_t i;
+
+	for (i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++) {
+		if (!strcmp(sort_keys[i].key, key)) {
+			c.delta = sort_keys[i].delta;
+			qsort_r(d->rows, d->nrows, sizeof(*d->rows), cmp_rows,
+				&c);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Ties in time (strace's 0.000000 rows) go to the change in calls. */
+static bool explains_more(const struct diff *d, const struct diff_row *a,
+			  const struct diff_row *b)
+{
+	uint64_t ta = magnitude(d_time(d, a)), tb = magnitude(d_time(d, b));
+
+	if (ta != tb)
+		return ta > tb;
+	return magnitude(d_calls(d, a)) > magnitude(d_calls(d, b));
+}
+
+const struct diff_row *diff_top(const struct diff *d)
+{
+	const struct diff_row *top = NULL;
+	size_t i;
+
+	for (i = 0; i < d->nrows; i++)
+		if (!top || explains_more(d, &d->rows[i], top))
+			top = &d->rows[i];
+	return top;
+}
+
+/*
+ * Two times for a sentence, in one unit that keeps the smaller readable:
+ * "0.579 s -> 0.141 s", "16.055 ms -> 1.314 ms", "12.0 us -> 3.5 us".
+ */
+static void two_times(char *buf, size_t size, uint64_t a, uint64_t b)
+{
+	uint64_t small = a && b ? (a < b ? a : b) : a | b;
+	double scale = small >= 10000000 ? 1e9 : small >= 10000 ? 1e6 : 1e3;
+	const char *unit = scale == 1e9 ? "s" : scale == 1e6 ? "ms" : "us";
+	const char *fmt = scale == 1e3 ? "%.1f %s -> %.1f %s"
+				       : "%.3f %s -> %.3f %s";
+
+	snprintf(buf, size, fmt, (double)a / scale, unit, (double)b / scale,
+		 unit);
+}
+
+/* "4.1x less", "23.5% more", "the same". */
+static void how_much(char *buf, size_t size, uint64_t a, uint64_t b)
+{
+	double big = (double)(a > b ? a : b), small = (double)(a > b ? b : a);
+	const char *dir = b > a ? "more" : "less";
+
+	if (a == b)
+		snprintf(buf, size, "the same");
+	else if (!small)
+		snprintf(buf, size, "%s", b > a ? "more" : "less");
+	else if (big / small >= 2)
+		snprintf(buf, size, "%.1fx %s", big / small, dir);
+	else
+		snprintf(buf, size, "%.1f%% %s", 100 * (big - small) / small,
+			 dir);
+}
+
+/* "write calls 1,000,000 -> 123", or its time when calls did not move. */
+static void explain(char *buf, size_t size, const struct diff *d,
+		    const struct diff_row *r)
+{
+	char a[48], b[32];
+
+	if (calls_of(r->base) != calls_of(r->new)) {
+		snprintf(buf, size, ": %s calls %s -> %s", r->name,
+			 fmt_thousands(a, sizeof(a), calls_of(r->base)),
+			 fmt_thousands(b, sizeof(b), calls_of(r->new)));
+	} else {
+		two_times(a, sizeof(a), diff_time(d, r->base),
+			  diff_time(d, r->new));
+		snprintf(buf, size, ": %s time %s (calls unchanged)", r->name,
+			 a);
+	}
+}
+
+void diff_headline(const struct diff *d, char *buf, size_t size)
+{
+	uint64_t a = totals_time(&d->tbase, d->o);
+	uint64_t b = totals_time(&d->tnew, d->o);
+	const struct diff_row *top = diff_top(d);
+	char much[32], times[48], why[128] = "";
+
+	how_much(much, sizeof(much), a, b);
+	two_times(times, sizeof(times), a, b);
+	if (top && (d_time(d, top) || d_calls(d, top)))
+		explain(why, sizeof(why), d, top);
+	snprintf(buf, size, "NEW spends %s time in syscalls (%s)%s", much,
+		 times, why);
+}

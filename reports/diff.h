@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Comparing two runs: one row per syscall present in either profile, the
+ * totals of both, a one-line verdict, and --fail-if thresholds for CI.
+ * BASE and NEW are plain profiles, so a JSON run and an strace -c table
+ * compare the same way.  Times follow report_opts (raw or corrected).
+ */
+#ifndef IOTRACE_DIFF_H
+#define IOTRACE_DIFF_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "reports/profile.h"
+
+struct diff_row {
+	const char *name;
+	const struct profile_row *base, *new;	/* NULL: not in that run */
+};
+
+struct diff {
+	const struct profile *base, *new;
+	const char *base_name, *new_name;	/* file names, for headers */
+	struct diff_row *rows;
+	size_t nrows;
+	struct profile_totals tbase, tnew;
+	const struct report_opts *o;
+};
+
+/* 0 or -ENOMEM.  Keeps pointers into both profiles and o. */
+int diff_build(struct diff *d, const struct profile *base,
+	       const struct profile *new, const struct report_opts *o);
+void diff_release(struct diff *d);
+
+/*
+ * Orders rows by the absolute change of key ("time", "calls", "errors",
+ * "avg-time"; "percent" is "time"), largest first, or by "name".
+ * -EINVAL for other keys.
+ */
+int diff_sort(struct diff *d, const char *key);
+extern const char diff_sort_keys[];	/* "time, calls, ..." for messages */
+
+/*
+ * The row that explains most of the change: the largest change in time,
+ * then in calls.  NULL when there are no rows.
+ */
+const struct diff_row *diff_top(const struct diff *d);
+/* "NEW spends 4.1x less time in syscalls (0.579 s -> 0.141 s): ..." */
+void diff_headline(const struct diff *d, char *buf, size_t size);
+
+/* Time of a row as o wants it; 0 for an absent row. */
+uint64_t diff_time(const struct diff *d, const struct profile_row *r);
+
+/* --- --fail-if (fail-if.c) --- */
+
+#define FAIL_IF_MAX 16
+
+struct fail_if_term {
+	char text[64];			/* the term as written */
+	char syscall[PROFILE_NAME_MAX];	/* "" for totals */
+	int metric;			/* index in the metrics table */
+	bool greater, or_equal;		/* > >= < <= */
+	bool percent;			/* relative change, in % of BASE */
+	double value;			/* % or calls or ns */
+};
+
+struct fail_if {
+	struct fail_if_term terms[FAIL_IF_MAX];
+	size_t n;
+};
+
+/*
+ * Adds the comma-separated terms of expr.  0, or -EINVAL with the
+ * offending term and why in bad.
+ */
+int fail_if_parse(struct fail_if *f, const char *expr, char *bad,
+		  size_t size);
+/*
+ * Evaluates term i: 1 tripped, 0 not, -EINVAL when the runs lack what it
+ * needs (wall time of an strace table).  what says the change measured.
+ */
+int fail_if_eval(const struct fail_if *f, size_t i, const struct diff *d,
+		 char *what, size_t size);
+
+/* --- rendering (diff-render.c) --- */
+
+int diff_render_table(FILE *out, const struct diff *d);
+/* results: per term 1/0, or NULL without --fail-if. */
+int diff_render_json(FILE *out, const struct diff *d, const struct fail_if *f,
+		     const int *results);
+
+#endif

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Loading a saved JSON profile (schema "iotrace/1") back into a struct
+ * profile (load-file.c opens the file and picks the loader).  The
+ * file is untrusted: jansson parses it (bounded depth, UTF-8 checked, no
+ * NUL, duplicate keys refused), then every value is checked for its type
+ * and range before it reaches the profile.  The first problem ends the
+ * load with its line and the path of the value, e.g.
+ * "line 14: syscalls[2].calls: expected an integer, got a string".
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reports/json-locate.h"
+#include "reports/load.h"
+
+#define MAX_ROWS 4096		/* distinct syscalls, with compat names */
+#define MAX_ARGS 65536
+#define MAX_ARG_LEN 131072	/* the kernel's MAX_ARG_STRLEN */
+#define MAX_DEPTH 8
+
+struct jload {
+	const char *text;
+	size_t len;
+	struct load_error *e;
+	struct json_step path[MAX_DEPTH];
+	size_t depth;
+};
+
+static void push_key(struct jload *j, const char *key)
+{
+	if (j->depth < MAX_DEPTH)
+		j->path[j->depth] = (struct json_step){ key, 0 };
+	j->depth++;
+}
+
+static void push_index(struct jload *j, size_t index)
+{
+	if (j->depth < MAX_DEPTH)
+		j->path[j->depth] = (struct json_step){ NULL, index };
+	j->depth++;
+}
+
+static void pop(struct jload *j)
+{
+	j->depth--;
+}
+
+/* "syscalls[2].calls: <message>" at the line of that value. */
+static int jfail(struct jload *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int jfail(struct jload *j, const char *fmt, ...)
+{
+	size_t depth = j->depth < MAX_DEPTH ? j->depth : MAX_DEPTH, i;
+	char where[96] = "", what[120];
+	unsigned long line;
+	size_t n = 0;
+	va_list ap;
+
+	for (i = 0; i < depth && n < sizeof(where); i++) {
+		if (j->path[i].key)
+			n += (size_t)snprintf(where + n, sizeof(where) - n,
+					      "%s%s", i ? "." : "",
+					      j->path[i].key);
+		else
+			n += (size_t)snprintf(where + n, sizeof(where) - n,
+					      "[%zu]", j->path[i].index);
+	}
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	line = json_locate_line(j->text, j->len, j->path, depth);
+	return load_fail(j->e, line, "%s%s%s", where, depth ? ": " : "", what);
+}
+
+static const char *type_word(json_type t)
+{
+	static const char *const names[] = {
+		[JSON_OBJECT] = "an object",
+		[JSON_ARRAY] = "an array",
+		[JSON_STRING] = "a string",
+		[JSON_INTEGER] = "an integer",
+		[JSON_REAL] = "a real number",
+		[JSON_TRUE] = "true or false",
+		[JSON_FALSE] = "false",
+		[JSON_NULL] = "null",
+	};
+
+	return names[t];
+}
+
+/* Booleans are asked for as JSON_TRUE and match false as well. */
+static bool has_type(const json_t *v, json_type type)
+{
+	return json_typeof(v) == type ||
+	       (type == JSON_TRUE && json_is_boolean(v));
+}
+
+/* obj[key] of the given type, with the path pushed; NULL: failed. */
+static json_t *member(struct jload *j, json_t *obj, const char *key,
+		      json_type type)
+{
+	json_t *v = json_object_get(obj, key);
+
+	push_key(j, key);
+	if (!v) {
+		jfail(j, "missing");
+		return NULL;
+	}
+	if (!has_type(v, type)) {
+		jfail(j, "expected %s, got %s", type_word(type),
+		      json_is_true(v) ? "true" : type_word(json_typeof(v)));
+		return NULL;
+	}
+	return v;
+}
+
+/* A count, ns or bytes: an integer, not negative (jansson caps at 2^63). */
+static int u64_value(struct jload *j, const json_t *v, uint64_t *out)
+{
+	if (!json_is_integer(v))
+		return jfail(j, "expected an integer, got %s",
+			     json_is_true(v) ? "true" :
+			     type_word(json_typeof(v)));
+	if (json_integer_value(v) < 0)
+		return jfail(j, "must not be negative, got %lld",
+			     (long long)json_integer_value(v));
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int get_u64(struct jload *j, json_t *obj, const char *key,
+		   uint64_t *out)
+{
+	json_t *v = member(j, obj, key, JSON_INTEGER);
+
+	if (!v || u64_value(j, v, out) < 0)
+		return -1;
+	pop(j);
+	return 0;
+}
+
+static int get_int(struct jload *j, json_t *obj, const char *key, int *out,
+		   long long max)
+{
+	json_t *v = member(j, obj, key, JSON_INTEGER);
+
+	if (!v)
+		return -1;
+	if (json_integer_value(v) < 0 || json_integer_value(v) > max)
+		return jfail(j, "must be 0 to %lld, got %lld", max,
+			     (long long)json_integer_value(v));
+	*out = (int)json_integer_value(v);
+	pop(j);
+	return 0;
+}
+
+static int get_bool(struct jload *j, json_t *obj, const char *key, bool *out)
+{
+	json_t *v = member(j, obj, key, JSON_TRUE);
+
+	if (!v)
+		return -1;
+	*out = json_is_true(v);
+	pop(j);
+	return 0;
+}
+
+/* Into buf, which must hold it with its NUL. */
+static int get_string(struct jload *j, json_t *obj, const char *key,
+		      char *buf, size_t size)
+{
+	json_t *v = member(j, obj, key, JSON_STRING);
+
+	if (!v)
+		return -1;
+	if (json_string_length(v) >= size)
+		return jfail(j, "longer than %zu bytes", size - 1);
+	memcpy(buf, json_string_value(v), json_string_length(v) + 1);
+	pop(j);
+	return 0;
+}
+
+/* Syscall names end up in tables: letters, digits and '_' only. */
+static int get_name(struct jload *j, json_t *obj, char *buf, size_t size)
+{
+	const char *c;
+
+	if (get_string(j, obj, "name", buf, size) < 0)
+		return -1;
+	for (c = buf; *c && (isalnum((unsigned char)*c) || *c == '_'); c++)
+		;
+	if (!*buf || *c) {
+		push_key(j, "name");
+		return jfail(j, "'%s' is not a syscall name", buf);
+	}
+	return 0;
+}
+
+/* "ENOENT", or "E512" for values without a name. 0: not an errno. */
+static int errno_of(const char *name)
+{
+	char *end;
+	long n;
+	int e;
+
+	if (name[0] == 'E' && isdigit((unsigned char)name[1])) {
+		n = strtol(name + 1, &end, 10);
+		return !*end && n > 0 && n <= 4095 ? (int)n : 0;
+	}
+	for (e = 1; e <= 4095; e++)
+		if (strerrorname_np(e) && !strcmp(strerrorname_np(e), name))
+			return e;
+	return 0;
+}
+
+static int load_errnos(struct jload *j, json_t *row, struct profile_row *r)
+{
+	json_t *o = member(j, row, "errnos", JSON_OBJECT), *v;
+	const char *key;
+	size_t n = 0, i;
+	uint64_t count;
+	int err;
+
+	if (!o)
+		return -1;
+	json_object_foreach(o, key, v) {
+		push_key(j, key);
+		err = errno_of(key);
+		if (!err)
+			return jfail(j, "unknown errno name");
+		if (n == PROFILE_ERRNO_SLOTS)
+			return jfail(j, "more than %d errnos",
+				     PROFILE_ERRNO_SLOTS);
+		for (i = 0; i < n; i++)
+			if (r->errnos[i].err == err)
+				return jfail(j, "errno given twice");
+		if (u64_value(j, v, &count) < 0)
+			return -1;
+		r->errnos[n].err = err;
+		r->errnos[n++].count = count;
+		pop(j);
+	}
+	pop(j);
+	return 0;
+}
+
+/* Keys are bucket lower bounds in ns: "0", "2", "4" ... "2^39". */
+static int hist_bucket_of(const char *key)
+{
+	unsigned b;
+
+	if (!strcmp(key, "0"))
+		return 0;
+	for (b = 1; b < PROFILE_HIST_BUCKETS; b++) {
+		char want[24];
+
+		snprintf(want, sizeof(want), "%llu", 1ull << b);
+		if (!strcmp(key, want))
+			return (int)b;
+	}
+	return -1;
+}
+
+static int load_hist(struct jload *j, json_t *row, struct profile_row *r)
+{
+	json_t *o = member(j, row, "hist", JSON_OBJECT), *v;
+	const char *key;
+	int b;
+
+	if (!o)
+		return -1;
+	json_object_foreach(o, key, v) {
+		push_key(j, key);
+		b = hist_bucket_of(key);
+		if (b < 0)
+			return jfail(j, "not a bucket (0 or a power of two "
+				     "up to 2^%d)", PROFILE_HIST_BUCKETS - 1);
+		if (u64_value(j, v, &r->hist[b]) < 0)
+			return -1;
+		pop(j);
+	}
+	pop(j);
+	return 0;
+}
+
+/* The counters of a row, as data: key and where it goes. */
+static const struct {
+	const char *key;
+	size_t offset;
+} row_fields[] = {
+	{ "calls", offsetof(struct profile_row, calls) },
+	{ "errors", offsetof(struct profile_row, errors) },
+	{ "timed", offsetof(struct profile_row, timed) },
+	{ "time_ns", offsetof(struct profile_row, time_ns) },
+	{ "raw_time_ns", offsetof(struct profile_row, raw_time_ns) },
+	{ "min_ns", offsetof(struct profile_row, min_ns) },
+	{ "max_ns", offsetof(struct profile_row, max_ns) },
+	{ "errno_other", offsetof(struct profile_row, errno_other) },
+	{ "bytes_req", offsetof(struct profile_row, bytes_req) },
+	{ "bytes_done", offsetof(struct profile_row, bytes_done) },
+	{ "short_calls", offsetof(struct profile_row, short_calls) },
+};
+
+/* What no real run produces, so a table built from it would lie. */
+static int check_row(struct jload *j, const struct profile_row *r)
+{
+	if (r->errors > r->calls)
+		return jfail(j, "more errors than calls");
+	if (r->timed > r->calls)
+		return jfail(j, "more timed calls than calls");
+	if (r->timed && r->min_ns > r->max_ns)
+		return jfail(j, "min_ns is above max_ns");
+	return 0;
+}
+
+static int load_row(struct jload *j, struct profile *p, json_t *o)
+{
+	struct profile_row row, *r;
+	size_t i;
+
+	if (!json_is_object(o))
+		return jfail(j, "expected an object, got %s",
+			     type_word(json_typeof(o)));
+	memset(&row, 0, sizeof(row));
+	if (get_name(j, o, row.name, sizeof(row.name)) < 0)
+		return -1;
+	if (profile_row_find(p, row.name))
+		return jfail(j, "syscall '%s' given twice", row.name);
+	for (i = 0; i < sizeof(row_fields) / sizeof(row_fields[0]); i++)
+		if (get_u64(j, o, row_fields[i].key,
+			    (uint64_t *)((char *)&row + row_fields[i].offset)))
+			return -1;
+	if (load_errnos(j, o, &row) < 0 || load_hist(j, o, &row) < 0 ||
+	    check_row(j, &row) < 0)
+		return -1;
+	r = profile_row_get(p, row.name);
+	if (!r)
+		return jfail(j, "out of memory");
+	row.io_arg = r->io_arg;
+	if (!row.timed)
+		row.min_ns = UINT64_MAX;	/* as profile_add keeps it */
+	*r = row;
+	return 0;
+}
+
+static int load_rows(struct jload *j, struct profile *p, json_t *doc)
+{
+	json_t *a = member(j, doc, "syscalls", JSON_ARRAY), *v;
+	size_t i;
+
+	if (!a)
+		return -1;
+	if (json_array_size(a) > MAX_ROWS)
+		return jfail(j, "more than %d syscalls", MAX_ROWS);
+	json_array_foreach(a, i, v) {
+		push_index(j, i);
+		if (load_row(j, p, v) < 0)
+			return -1;
+		pop(j);
+	}
+	pop(j);
+	return 0;
+}
+
+static int load_truth_row(struct jload *j, struct profile_truth_row *t,
+			  json_t *o)
+{
+	if (!json_is_object(o))
+		return jfail(j, "expected an object, got %s",
+			     type_word(json_typeof(o)));
+	if (get_name(j, o, t->name, sizeof(t->name)) < 0 ||
+	    get_u64(j, o, "calls", &t->calls) < 0 ||
+	    get_u64(j, o, "total_ns", &t->total_ns) < 0 ||
+	    get_u64(j, o, "median_ns", &t->median_ns) < 0)
+		return -1;
+	return 0;
+}
+
+static int load_truth(struct jload *j, struct profile *p, json_t *doc)
+{
+	json_t *o = json_object_get(doc, "truth"), *a, *v;
+	size_t i;
+
+	if (json_is_null(o))
+		return 0;
+	o = member(j, doc, "truth", JSON_OBJECT);
+	if (!o || get_u64(j, o, "wall_ns", &p->truth.wall_ns) < 0)
+		return -1;
+	a = member(j, o, "syscalls", JSON_ARRAY);
+	if (!a)
+		return -1;
+	if (json_array_size(a) > PROFILE_TRUTH_MAX)
+		return jfail(j, "more than %d rows", PROFILE_TRUTH_MAX);
+	json_array_foreach(a, i, v) {
+		push_index(j, i);
+		if (load_truth_row(j, &p->truth.rows[i], v) < 0)
+			return -1;
+		p->truth.nrows = i + 1;
+		pop(j);
+	}
+	pop(j);
+	pop(j);
+	return 0;
+}
+
+static int load_command(struct jload *j, struct profile *p, json_t *doc)
+{
+	json_t *a = member(j, doc, "command", JSON_ARRAY), *v;
+	size_t i, n;
+
+	if (!a)
+		return -1;
+	n = json_array_size(a);
+	if (n > MAX_ARGS)
+		return jfail(j, "more than %d arguments", MAX_ARGS);
+	p->argv = calloc(n + 1, sizeof(*p->argv));
+	if (!p->argv)
+		return jfail(j, "out of memory");
+	json_array_foreach(a, i, v) {
+		push_index(j, i);
+		if (!json_is_string(v))
+			return jfail(j, "expected a string, got %s",
+				     type_word(json_typeof(v)));
+		if (json_string_length(v) > MAX_ARG_LEN)
+			return jfail(j, "longer than %d bytes", MAX_ARG_LEN);
+		p->argv[i] = strdup(json_string_value(v));
+		if (!p->argv[i])
+			return jfail(j, "out of memory");
+		p->argc = (int)i + 1;
+		pop(j);
+	}
+	pop(j);
+	return 0;
+}
+
+static int load_host(struct jload *j, struct profile *p, json_t *doc)
+{
+	json_t *o = member(j, doc, "host", JSON_OBJECT);
+
+	if (!o ||
+	    get_string(j, o, "kernel", p->kernel, sizeof(p->kernel)) < 0 ||
+	    get_int(j, o, "ncpus", &p->ncpus, 1 << 20) < 0)
+		return -1;
+	pop(j);
+	return 0;
+}
+
+static int load_exit(struct jload *j, struct profile *p, json_t *doc)
+{
+	json_t *o = member(j, doc, "exit", JSON_OBJECT);
+	struct profile_exit *e = &p->exit;
+
+	if (!o || get_bool(j, o, "known", &e->known) < 0 ||
+	    get_int(j, o, "code", &e->code, 255) < 0 ||
+	    get_int(j, o, "signal", &e->signal, 64) < 0 ||
+	    get_bool(j, o, "core", &e->core) < 0 ||
+	    get_int(j, o, "fatal_signal", &e->fatal_signal, 64) < 0)
+		return -1;
+	pop(j);
+	return 0;
+}
+
+/* source points at a literal: the profile does not own it. */
+static int load_source(struct jload *j, struct profile *p, json_t *doc)
+{
+	static const char *const sources[] = { "iotrace", "strace" };
+	char buf[16];
+	size_t i;
+
+	if (get_string(j, doc, "source", buf, sizeof(buf)) < 0)
+		return -1;
+	for (i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		if (!strcmp(buf, sources[i])) {
+			p->source = sources[i];
+			return 0;
+		}
+	}
+	push_key(j, "source");
+	return jfail(j, "unknown source '%s'", buf);
+}
+
+static int load_schema(struct jload *j, json_t *doc)
+{
+	char schema[32];
+
+	if (!json_is_object(doc))
+		return load_fail(j->e, 1, "not an iotrace profile: the top "
+				 "level is %s", type_word(json_typeof(doc)));
+	if (!json_object_get(doc, "schema"))
+		return load_fail(j->e, 1, "not an iotrace profile: no "
+				 "\"schema\" key");
+	if (get_string(j, doc, "schema", schema, sizeof(schema)) < 0)
+		return -1;
+	if (strcmp(schema, "iotrace/1")) {
+		push_key(j, "schema");
+		return jfail(j, "unsupported schema '%s' (this iotrace reads "
+			     "iotrace/1)", schema);
+	}
+	return 0;
+}
+
+static int load_doc(struct jload *j, struct profile *p, json_t *doc)
+{
+	uint64_t start;
+
+	if (load_schema(j, doc) < 0 || load_source(j, p, doc) < 0 ||
+	    load_command(j, p, doc) < 0 ||
+	    get_u64(j, doc, "start_time", &start) < 0 ||
+	    load_host(j, p, doc) < 0 ||
+	    get_u64(j, doc, "wall_ns", &p->wall_ns) < 0 ||
+	    get_u64(j, doc, "stops", &p->stops) < 0 ||
+	    get_u64(j, doc, "overhead_ns", &p->overhead_ns) < 0 ||
+	    load_exit(j, p, doc) < 0 || load_rows(j, p, doc) < 0 ||
+	    load_truth(j, p, doc) < 0)
+		return -1;
+	p->start_time = (time_t)start;
+	return 0;
+}
+
+/* Host facts profile_init() took from this machine are not the run's. */
+static void forget_host(struct profile *p)
+{
+	p->kernel[0] = '\0';
+	p->ncpus = 0;
+	p->start_time = 0;
+}
+
+int profile_from_json(struct profile *p, const char *text, size_t len,
+		      struct load_error *e)
+{
+	struct jload j = { .text = text, .len = len, .e = e };
+	json_error_t je;
+	json_t *doc;
+	int err;
+
+	forget_host(p);
+	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!doc)
+		return load_fail(e, je.line > 0 ? (unsigned long)je.line : 1,
+				 "invalid JSON: %s", je.text);
+	err = load_doc(&j, p, doc);
+	json_decref(doc);
+	if (err < 0) {
+		profile_release(p);
+		forget_host(p);
+	}
+	return err;
+}

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Saving a run: --save writes the JSON profile next to the table, -o with
+# --format=json|csv writes that format, and `iotrace report` prints the
+# saved run again byte for byte, in every format.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success PTRACE 'run with --save and -o' '
+	"$IOTRACE" -o run.txt --save run.json -- \
+		dd if=/dev/zero of=out bs=1 count=1000 status=none &&
+	test -s run.txt && test -s run.json &&
+	grep -q "\"schema\": \"iotrace/1\"" run.json &&
+	! ls run.json.* run.txt.* 2>/dev/null
+'
+
+test_expect_success PTRACE 'the saved profile has the exact write count' '
+	grep -A2 "\"name\": \"write\"" run.json >w &&
+	grep -q "\"calls\": 1000," w
+'
+
+test_expect_success PTRACE 'report prints the run'"'"'s table byte for byte' '
+	"$IOTRACE" report run.json >again.txt &&
+	test_cmp run.txt again.txt
+'
+
+test_expect_success PTRACE 'report -S calls equals the run with -S calls' '
+	"$IOTRACE" -S calls -o calls.txt --save t.json -- \
+		dd if=/dev/zero of=out bs=1 count=300 status=none &&
+	"$IOTRACE" report -S calls t.json >calls-again.txt &&
+	test_cmp calls.txt calls-again.txt &&
+	"$IOTRACE" -S calls report t.json >c.txt &&
+	test_cmp calls.txt c.txt
+'
+
+test_expect_success PTRACE 'JSON -> report --format=json is the same file' '
+	"$IOTRACE" report --format=json run.json >again.json &&
+	test_cmp run.json again.json
+'
+
+test_expect_success PTRACE '-o FILE --format=json writes the same JSON as --save' '
+	"$IOTRACE" -o direct.json --format=json --save saved.json -- true &&
+	test_cmp direct.json saved.json
+'
+
+test_expect_success PTRACE '--format=csv: header, one row per syscall' '
+	"$IOTRACE" -o t.csv --format=csv -- \
+		dd if=/dev/zero of=out bs=1 count=1000 status=none &&
+	head -1 t.csv >header &&
+	echo "percent,time,avg-time,calls,errors,name,min-time,max-time,timed,time_ns,raw_time_ns,min_ns,max_ns,errno_other,bytes_req,bytes_done,short_calls" >want &&
+	test_cmp want header &&
+	awk -F, "\$6 == \"write\" { print \$4, \$15, \$16 }" t.csv >w &&
+	echo "1000 1000 1000" >want && test_cmp want w &&
+	table_counts run.txt | awk "{print \$1}" >names1 &&
+	tail -n +2 t.csv | cut -d, -f6 | sort >names2 &&
+	test_cmp names1 names2
+'
+
+test_expect_success PTRACE 'report --format=csv of the saved run equals the live csv' '
+	"$IOTRACE" -o live.csv --format=csv --save live.json -- true &&
+	"$IOTRACE" report --format=csv -o again.csv live.json &&
+	test_cmp live.csv again.csv
+'
+
+test_expect_success 'report reads an strace -c table too' '
+	"$IOTRACE" report "$FIXTURES/strace/dd-bs1.txt" >t.txt &&
+	table_counts t.txt >got &&
+	table_counts "$FIXTURES/strace/dd-bs1.txt" >want &&
+	test_cmp want got
+'
+
+test_expect_success 'an strace table saved as JSON prints the same again' '
+	"$IOTRACE" report "$FIXTURES/strace/sh-i386.txt" >direct.txt &&
+	"$IOTRACE" report --format=json "$FIXTURES/strace/sh-i386.txt" >s.json &&
+	grep -q "\"source\": \"strace\"" s.json &&
+	"$IOTRACE" report s.json >via-json.txt &&
+	test_cmp direct.txt via-json.txt
+'
+
+test_done

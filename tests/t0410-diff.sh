@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# iotrace diff: two runs with known call counts, two real strace -c
+# tables, a run against a table, --format=json, -S, and --fail-if's exit
+# codes (0 whatever the difference, 1 tripped, 2 malformed).
+. "$(dirname "$0")/lib.sh"
+
+S=$FIXTURES/strace
+
+test_expect_success PTRACE 'two runs: write calls 1000 -> 1, exactly' '
+	"$IOTRACE" -o a.txt --save a.json -- \
+		dd if=/dev/zero of=x bs=1 count=1000 status=none &&
+	"$IOTRACE" -o b.txt --save b.json -- \
+		dd if=/dev/zero of=x bs=1000 count=1 status=none &&
+	"$IOTRACE" diff a.json b.json >d.txt &&
+	head -1 d.txt >headline &&
+	# Which of read and write changed most in time is timing: either.
+	grep -Eq "^NEW spends .* time in syscalls \(.* -> .*\): (write calls 1,000 -> 1|read calls 1,[0-9]{3} -> [0-9]+)$" headline &&
+	grep -E " write$" d.txt >w &&
+	set -- $(cat w) && test "$1 $2 $3" = "1000 1 -999"
+'
+
+test_expect_success PTRACE 'the sides are named and the total adds up' '
+	grep -q "^BASE a.json: dd if=/dev/zero of=x bs=1 count=1000" d.txt &&
+	grep -q "^NEW  b.json: dd if=/dev/zero of=x bs=1000 count=1" d.txt &&
+	tail -1 d.txt >total &&
+	set -- $(cat total) && test "$9" = total &&
+	test "$3" = "$(($2 - $1))"
+'
+
+test_expect_success 'two strace -c tables from strace 6.1' '
+	"$IOTRACE" diff "$S/dd-bs1.txt" "$S/dd-bs1000.txt" >d.txt &&
+	grep -q "write calls 1,003 -> 4$" d.txt &&
+	grep -E " write$" d.txt >w && set -- $(cat w) &&
+	test "$1 $2 $3" = "1003 4 -999" &&
+	grep -q "^BASE .*dd-bs1.txt: (strace -c table)$" d.txt
+'
+
+test_expect_success 'rows in one run only are marked' '
+	"$IOTRACE" diff "$S/dd-bs1.txt" "$S/sh-f.txt" >d.txt &&
+	grep -E " wait4 \(only NEW\)$" d.txt >w &&
+	set -- $(cat w) && test "$1 $2" = "- 2" &&
+	grep -E " dup2 \(only BASE\)$" d.txt >w &&
+	set -- $(cat w) && test "$1 $2" = "2 -"
+'
+
+test_expect_success PTRACE 'a run against an strace table' '
+	"$IOTRACE" diff "$S/dd-bs1.txt" a.json >d.txt &&
+	grep -E " write$" d.txt >w && set -- $(cat w) &&
+	test "$1 $2" = "1003 1000"
+'
+
+test_expect_success '-S calls orders by the change in calls' '
+	"$IOTRACE" diff -S calls "$S/dd-bs1.txt" "$S/sh-f.txt" >d.txt &&
+	sed -n 7,8p d.txt | awk "{print \$NF}" >got &&
+	printf "write\nread\n" >want && test_cmp want got &&
+	"$IOTRACE" diff -S name "$S/dd-bs1.txt" "$S/sh-f.txt" | sed -n 7p >n &&
+	grep -q " access$" n
+'
+
+test_expect_failure_code 2 '-S with a key diff cannot use' '
+	"$IOTRACE" diff -S max-time "$S/dd-bs1.txt" "$S/sh-f.txt"
+'
+
+test_expect_success '--format=json gives the rows and the headline' '
+	"$IOTRACE" diff --format=json "$S/dd-bs1.txt" "$S/dd-bs1000.txt" >d.json &&
+	grep -q "\"schema\": \"iotrace-diff/1\"" d.json &&
+	grep -q "\"headline\": \"NEW spends .*write calls 1,003 -> 4\"" d.json &&
+	grep -A12 "\"name\": \"write\"" d.json | tr -d " \n" >w &&
+	grep -q "\"base\":{\"calls\":1003,\"errors\":0,\"timed\":1003,\"time_ns\":2794000},\"new\":{\"calls\":4," w
+'
+
+test_expect_success 'exit 0 whatever the difference' '
+	"$IOTRACE" diff "$S/dd-bs1000.txt" "$S/dd-bs1.txt" >/dev/null
+'
+
+test_expect_failure_code 1 '--fail-if trips: exit 1 and a line saying why' '
+	"$IOTRACE" diff --fail-if "calls>+5%" "$S/dd-bs1000.txt" \
+		"$S/dd-bs1.txt" >/dev/null 2>err; rc=$?
+	grep -q "^iotrace: --fail-if .calls>+5%. tripped: calls +1573.2% (127 -> 2125)$" err &&
+	exit $rc
+'
+
+test_expect_success '--fail-if not tripped: exit 0' '
+	"$IOTRACE" diff --fail-if "calls>+5%" --fail-if "write.calls>0" \
+		"$S/dd-bs1.txt" "$S/dd-bs1000.txt" >/dev/null 2>err &&
+	test ! -s err
+'
+
+test_expect_failure_code 2 '--fail-if malformed: exit 2' '
+	"$IOTRACE" diff --fail-if "time>10" "$S/dd-bs1.txt" "$S/dd-bs1000.txt"
+'
+
+test_expect_failure_code 2 '--fail-if on wall time of strace tables: exit 2' '
+	"$IOTRACE" diff --fail-if "wall>1%" "$S/dd-bs1.txt" "$S/dd-bs1000.txt"
+'
+
+test_expect_failure_code 2 'diff needs two files' '
+	"$IOTRACE" diff "$S/dd-bs1.txt"
+'
+
+test_done

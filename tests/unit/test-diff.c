@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Comparing runs: rows paired by name and marked when in one run only,
+ * ordering by the change, the headline's wording and chosen syscall, and
+ * the --fail-if grammar (what parses, what trips, what is refused).
+ */
+#include <errno.h>
+#include <string.h>
+#include "reports/diff.h"
+#include "tap.h"
+
+static void row(struct profile *p, const char *name, uint64_t calls,
+		uint64_t ns)
+{
+	struct profile_row *r = profile_row_get(p, name);
+
+	r->calls = r->timed = calls;
+	r->time_ns = r->raw_time_ns = ns;
+	r->min_ns = r->max_ns = calls ? ns / calls : 0;
+}
+
+/* BASE: dd bs=1 count=1000000; NEW: bs=8192, shaped like issue 4's. */
+static void runs(struct profile *a, struct profile *b)
+{
+	profile_init(a);
+	profile_init(b);
+	a->exit.known = b->exit.known = true;
+	a->wall_ns = 2000000000;
+	b->wall_ns = 1000000000;
+	row(a, "write", 1000000, 479000000);
+	row(a, "read", 1000000, 90000000);
+	row(a, "openat", 10, 10000000);
+	row(a, "brk", 3, 3000);
+	row(b, "write", 123, 41000000);
+	row(b, "read", 123, 90000000);
+	row(b, "openat", 10, 10000000);
+	row(b, "mmap", 5, 10000);
+}
+
+static void test_table(void)
+{
+	struct report_opts o = { .format = FMT_TABLE };
+	struct profile a, b;
+	struct diff d;
+	char line[256];
+
+	runs(&a, &b);
+	is_int(diff_build(&d, &a, &b, &o), 0, "diff builds");
+	is_int(d.nrows, 5, "one row per syscall in either run");
+	is_str(d.rows[0].name, "write", "largest change in time first");
+	is_str(d.rows[1].name, "mmap", "then 10 us gained");
+	is_str(d.rows[2].name, "brk", "then 3 us lost");
+	ok(!d.rows[1].base && d.rows[1].new, "mmap only in NEW");
+	ok(d.rows[2].base && !d.rows[2].new, "brk only in BASE");
+	diff_headline(&d, line, sizeof(line));
+	is_str(line, "NEW spends 4.1x less time in syscalls (0.579 s -> "
+	       "0.141 s): write calls 1,000,000 -> 123", "headline");
+	is_int(diff_sort(&d, "calls"), 0, "-S calls");
+	ok(!strcmp(d.rows[0].name, "read") && !strcmp(d.rows[1].name,
+	   "write"), "by change in calls, ties by name");
+	is_int(diff_sort(&d, "name"), 0, "-S name");
+	is_str(d.rows[0].name, "brk", "by name");
+	is_int(diff_sort(&d, "max-time"), -EINVAL, "unknown key refused");
+	diff_release(&d);
+	is_int(diff_build(&d, &b, &a, &o), 0, "reversed");
+	diff_headline(&d, line, sizeof(line));
+	is_str(line, "NEW spends 4.1x more time in syscalls (0.141 s -> "
+	       "0.579 s): write calls 123 -> 1,000,000", "reversed headline");
+	diff_release(&d);
+	is_int(diff_build(&d, &a, &a, &o), 0, "same run");
+	diff_headline(&d, line, sizeof(line));
+	is_str(line, "NEW spends the same time in syscalls (0.579 s -> "
+	       "0.579 s)", "no change, no culprit");
+	diff_release(&d);
+	profile_release(&a);
+	profile_release(&b);
+}
+
+/* strace's default tables are CPU time, often all 0: calls decide. */
+static void test_zero_times(void)
+{
+	struct report_opts o = { .format = FMT_TABLE };
+	struct profile a, b;
+	struct diff d;
+	char line[256];
+
+	profile_init(&a);
+	profile_init(&b);
+	row(&a, "read", 8, 0);
+	row(&a, "openat", 35, 0);
+	row(&b, "read", 8, 0);
+	row(&b, "openat", 2, 0);
+	diff_build(&d, &a, &b, &o);
+	diff_headline(&d, line, sizeof(line));
+	is_str(line, "NEW spends the same time in syscalls (0.0 us -> 0.0 us)"
+	       ": openat calls 35 -> 2", "zero times: the change in calls");
+	diff_release(&d);
+	profile_release(&a);
+	profile_release(&b);
+}
+
+/* Each expression against BASE -> NEW of runs(): 1 trips, 0 not. */
+static const struct {
+	const char *expr;
+	int want;
+} exprs[] = {
+	{ "time>+10%", 0 },		{ "time<-10%", 1 },
+	{ "time <= -75%", 1 },		{ "time<-80%", 0 },
+	{ "calls>+5%", 0 },		{ "calls<-99%", 1 },
+	{ "write.calls<-999000", 1 },	{ "write.calls>0", 0 },
+	{ "mmap.calls>4", 1 },		{ "mmap.calls>+1000%", 1 },
+	{ "brk.time<-2us", 1 },		{ "brk.time<-4us", 0 },
+	{ "read.time>=0%", 1 },		{ "wall<-49%", 1 },
+	{ "wall>1s", 0 },		{ "errors>0", 0 },
+	{ "time>1ms,calls<-1", 1 },
+};
+
+static const char *const bad_exprs[] = {
+	"", "time", "time>", "time>10", "speed>1%", "wall.calls>1",
+	"write.wall>1s", "time>0x10%", "time>inf%", "time>1e3%",
+	"calls>5ms", "time>5parsecs", "time>>5%", "Write.calls>1",
+	"time>5%,", ",", "nosuch.calls>0", "time>1%,,calls>1%",
+};
+
+static void test_fail_if(void)
+{
+	struct report_opts o = { .format = FMT_TABLE };
+	struct profile a, b;
+	struct fail_if f;
+	struct diff d;
+	char what[160], bad[160];
+	size_t i;
+
+	runs(&a, &b);
+	diff_build(&d, &a, &b, &o);
+	for (i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
+		int got = 0;
+		size_t t;
+
+		memset(&f, 0, sizeof(f));
+		if (!ok(fail_if_parse(&f, exprs[i].expr, bad, sizeof(bad)) == 0,
+			"'%s' parses (%s)", exprs[i].expr, bad))
+			continue;
+		for (t = 0; t < f.n; t++)
+			got |= fail_if_eval(&f, t, &d, what, sizeof(what));
+		is_int(got, exprs[i].want, "'%s': %s", exprs[i].expr, what);
+	}
+	for (i = 0; i < sizeof(bad_exprs) / sizeof(bad_exprs[0]); i++) {
+		memset(&f, 0, sizeof(f));
+		bad[0] = '\0';
+		ok(fail_if_parse(&f, bad_exprs[i], bad, sizeof(bad)) == -EINVAL,
+		   "'%s' refused: %s", bad_exprs[i], bad);
+	}
+	memset(&f, 0, sizeof(f));
+	fail_if_parse(&f, "write.calls<-5%", bad, sizeof(bad));
+	fail_if_eval(&f, 0, &d, what, sizeof(what));
+	is_str(what, "write.calls -100.0% (1000000 -> 123)", "what it says");
+	a.exit.known = false;
+	memset(&f, 0, sizeof(f));
+	fail_if_parse(&f, "wall>1%", bad, sizeof(bad));
+	is_int(fail_if_eval(&f, 0, &d, what, sizeof(what)), -EINVAL,
+	       "no wall time in an strace table: %s", what);
+	diff_release(&d);
+	profile_release(&a);
+	profile_release(&b);
+}
+
+int main(void)
+{
+	test_table();
+	test_zero_times();
+	test_fail_if();
+	return done_testing();
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The JSON profile: every field survives render -> load -> render
+ * byte for byte, the text table of a loaded profile is the original's,
+ * and each class of bad input fails with its line and reason, leaving
+ * the profile empty.  Also feeds the kept fuzzing inputs to the loader.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reports/load.h"
+#include "tap.h"
+
+static void add(struct profile *p, const char *name, int64_t ret,
+		uint64_t ns, uint64_t size)
+{
+	struct tracer_event ev = {
+		.tid = 1, .arch = p->native_arch, .nr = syscall_number(name),
+		.ret = ret, .entry_ns = 1000, .exit_ns = 1000 + ns,
+	};
+
+	ev.args[2] = size;
+	profile_add(p, &ev);
+}
+
+static void sample(struct profile *p)
+{
+	char *argv[] = { "dd", "if=/dev/zero", "of=a \"b\"\n", NULL };
+	int i;
+
+	profile_init(p);
+	profile_set_command(p, 3, argv);
+	p->wall_ns = 123456789;
+	p->stops = 4242;
+	p->overhead_ns = 0;
+	for (i = 0; i < 1000; i++)
+		add(p, "write", 1, 3000 + (uint64_t)i, 1);
+	add(p, "write", 10, 70000, 4096);	/* short */
+	add(p, "openat", -ENOENT, 5000, 0);
+	add(p, "openat", -ENOENT, 6000, 0);
+	add(p, "openat", -EACCES, 7000, 0);
+	add(p, "openat", -512, 8000, 0);	/* ERESTARTSYS: no name */
+	add(p, "openat", 3, 9000, 0);
+	profile_set_exit(p, 9 /* killed by SIGKILL */, 0);
+	p->truth.nrows = 1;
+	p->truth.wall_ns = 99;
+	snprintf(p->truth.rows[0].name, PROFILE_NAME_MAX, "write");
+	p->truth.rows[0].calls = 1000;
+	p->truth.rows[0].total_ns = 2000000;
+	p->truth.rows[0].median_ns = 1900;
+}
+
+/* Renders p in a format into a malloc'd string. */
+static char *render(const struct profile *p, enum report_format fmt)
+{
+	struct report_opts o = { .format = fmt };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	report_render(f, p, &o);
+	fclose(f);
+	return buf;
+}
+
+static void test_round_trip(void)
+{
+	struct profile p, q;
+	struct load_error e = { 0, "" };
+	char *j1, *j2, *t1, *t2;
+	const struct profile_row *w, *o;
+
+	sample(&p);
+	j1 = render(&p, FMT_JSON);
+	profile_init(&q);
+	is_int(profile_from_json(&q, j1, strlen(j1), &e), 0,
+	       "own JSON loads (%s)", e.msg);
+	j2 = render(&q, FMT_JSON);
+	is_str(j2, j1, "JSON -> load -> JSON is identical");
+	t1 = render(&p, FMT_TABLE);
+	t2 = render(&q, FMT_TABLE);
+	is_str(t2, t1, "the loaded profile prints the same table");
+	w = profile_row_find(&q, "write");
+	o = profile_row_find(&q, "openat");
+	ok(w && o, "rows are back");
+	if (w && o) {
+		is_int(w->calls, 1001, "write calls");
+		is_int(w->bytes_req, 1000 + 4096, "write bytes asked");
+		is_int(w->bytes_done, 1010, "write bytes moved");
+		is_int(w->short_calls, 1, "short writes");
+		is_int(w->min_ns, 3000, "min ns");
+		is_int(w->max_ns, 70000, "max ns");
+		is_int(w->hist[11], 1000, "3-4 us calls in bucket 2048");
+		is_int(w->hist[16], 1, "70 us call in bucket 65536");
+		is_int(o->errors, 4, "openat errors");
+		is_int(o->errnos[0].err, ENOENT, "ENOENT by name");
+		is_int(o->errnos[0].count, 2, "ENOENT count");
+		is_int(o->errnos[2].err, 512, "an errno without a name");
+	}
+	ok(strstr(j1, "\"ENOENT\": 2") && strstr(j1, "\"E512\": 1"),
+	   "errnos are keyed by name");
+	is_int(q.exit.signal, 9, "exit signal");
+	is_int(q.argc, 3, "command line");
+	is_str(q.argv[2], "of=a \"b\"\n", "quotes and newlines survive");
+	is_int(q.truth.rows[0].median_ns, 1900, "truth");
+	is_str(q.kernel, p.kernel, "kernel release");
+	free(j1);
+	free(j2);
+	free(t1);
+	free(t2);
+	profile_release(&p);
+	profile_release(&q);
+}
+
+static void bad(const char *title, const char *text, size_t len,
+		unsigned long line, const char *want)
+{
+	struct load_error e = { 0, "" };
+	struct profile q;
+	int err;
+
+	profile_init(&q);
+	err = profile_from_json(&q, text, len, &e);
+	ok(err == -1 && e.line == line && strstr(e.msg, want) &&
+	   !q.nrows && !q.argc, "%s: line %lu: %s", title, e.line, e.msg);
+	if (e.line != line || !strstr(e.msg, want))
+		printf("#   want line %lu: ...%s...\n", line, want);
+	profile_release(&q);
+}
+
+static unsigned long line_of(const char *text, const char *needle)
+{
+	const char *at = strstr(text, needle);
+	unsigned long line = 1;
+
+	for (; at && text < at; text++)
+		line += *text == '\n';
+	return line;
+}
+
+/* The sample's JSON with the first `from` replaced by `to`. */
+static char *mutate(const char *json, const char *from, const char *to)
+{
+	const char *at = strstr(json, from);
+	size_t head = (size_t)(at - json);
+	char *out = malloc(strlen(json) + strlen(to) + 1);
+
+	memcpy(out, json, head);
+	strcpy(out + head, to);
+	strcat(out, at + strlen(from));
+	return out;
+}
+
+/* at: where the error is; off: lines from there (-1: the row's '{'). */
+static const struct {
+	const char *title, *from, *to, *at;
+	int off;
+	const char *want;
+} mutations[] = {
+	{ "wrong schema", "\"iotrace/1\"", "\"iotrace/2\"", "\"schema\"", 0,
+	  "schema: unsupported schema 'iotrace/2'" },
+	{ "string for a count", "\"calls\": 1001", "\"calls\": \"1001\"",
+	  "\"calls\": \"", 0, "syscalls[0].calls: expected an integer, got a "
+	  "string" },
+	{ "negative count", "\"calls\": 1001", "\"calls\": -1",
+	  "\"calls\": -", 0, "syscalls[0].calls: must not be negative" },
+	{ "real number", "\"min_ns\"", "\"min_ns\": 1.5, \"x\"",
+	  "\"min_ns\"", 0, "syscalls[0].min_ns: expected an integer, got a "
+	  "real number" },
+	{ "missing key", "\"short_calls\"", "\"shortcalls\"",
+	  "\"name\": \"write\"", -1, "syscalls[0].short_calls: missing" },
+	{ "unknown errno", "\"ENOENT\"", "\"ENOFUN\"", "\"ENOFUN\"", 0,
+	  "syscalls[1].errnos.ENOFUN: unknown errno name" },
+	{ "bad bucket", "\"2048\"", "\"2047\"", "\"2047\"", 0,
+	  "syscalls[0].hist.2047: not a bucket" },
+	{ "more errors than calls", "      \"errors\": 4",
+	  "      \"errors\": 7", "\"name\": \"openat\"", -1,
+	  "syscalls[1]: more errors than calls" },
+	{ "duplicate syscall", "\"openat\"", "\"write\"",
+	  "\"name\": \"write\",\n      \"calls\": 5", -1,
+	  "syscalls[1]: syscall 'write' given twice" },
+	{ "long name", "\"openat\"",
+	  "\"openat_openat_openat_openat_openat_openat\"", "\"openat_", 0,
+	  "syscalls[1].name: longer than 39 bytes" },
+	{ "control character in a name", "\"openat\"", "\"open\\u001bat\"",
+	  "\"open\\u", 0, "syscalls[1].name: 'open?at' is not a syscall name" },
+	{ "exit code out of range", "\"code\": 0", "\"code\": 300",
+	  "\"code\": 300", 0, "exit.code: must be 0 to 255, got 300" },
+	{ "command not strings", "\"dd\"", "[\"dd\"]", "[\"dd\"]", 0,
+	  "command[0]: expected a string, got an array" },
+	{ "unknown source", "\"source\": \"iotrace\"", "\"source\": \"perf\"",
+	  "\"source\"", 0, "source: unknown source 'perf'" },
+};
+
+static void test_bad_json(void)
+{
+	struct profile p;
+	char *json, *m, deep[20001];
+	size_t i;
+
+	sample(&p);
+	json = render(&p, FMT_JSON);
+	for (i = 0; i < sizeof(mutations) / sizeof(mutations[0]); i++) {
+		m = mutate(json, mutations[i].from, mutations[i].to);
+		bad(mutations[i].title, m, strlen(m),
+		    line_of(m, mutations[i].at) +
+			    (unsigned long)mutations[i].off,
+		    mutations[i].want);
+		free(m);
+	}
+	bad("empty", "", 0, 1, "invalid JSON");
+	bad("not JSON", "hello\n", 6, 1, "invalid JSON");
+	bad("truncated", json,
+	    (size_t)(strstr(json, "\"wall_ns\"") - json) + 11,
+	    line_of(json, "\"wall_ns\""), "near end of file");
+	bad("top-level array", "[1]", 3, 1, "the top level is an array");
+	bad("no schema", "{\n\"a\": 1}", 9, 1, "no \"schema\" key");
+	bad("duplicate key", "{\"a\":1,\n\"a\":2}", 14, 2,
+	    "duplicate object key");
+	bad("beyond 64 bits", "{\"a\":\n18446744073709551616}", 26, 2,
+	    "too big integer");
+	bad("far below zero", "{\"a\":\n-18446744073709551616}", 27, 2,
+	    "too big negative integer");
+	bad("NUL byte", "{\"schema\":\n\"iot\0race/1\"}", 24, 2,
+	    "control character 0x0");
+	bad("escaped NUL", "{\"a\":\n\"\\u0000\"}", 15, 2,
+	    "\\u0000 is not allowed");
+	bad("invalid UTF-8", "{\"a\":\n\"\xff\"}", 10, 2,
+	    "unable to decode byte 0xff");
+	memset(deep, '[', sizeof(deep) - 1);
+	deep[sizeof(deep) - 1] = '\0';
+	bad("deep nesting", deep, sizeof(deep) - 1, 1,
+	    "maximum parsing depth reached");
+	free(json);
+	profile_release(&p);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0;
+	FILE *m = open_memstream(&buf, &cap);
+	int c;
+
+	while (f && (c = getc(f)) != EOF)
+		putc(c, m);
+	fclose(m);
+	if (f)
+		fclose(f);
+	*len = cap;
+	return buf;
+}
+
+/*
+ * The inputs `make fuzz` kept (seeds and former crashers): each loads or
+ * fails with a line and a reason, and a loaded one renders.
+ */
+static void test_fuzz_inputs(const char *kind, bool json)
+{
+	char dir[512], path[1024];
+	struct dirent *d;
+	size_t len, n = 0;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "%s/fuzz/%s",
+		 getenv("FIXTURES") ? getenv("FIXTURES") : "tests/fixtures",
+		 kind);
+	dp = opendir(dir);
+	ok(dp, "fuzz inputs in %s", dir);
+	while (dp && (d = readdir(dp))) {
+		struct load_error e = { 0, "" };
+		struct profile q;
+		char *text, *out;
+		int err;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		text = slurp(path, &len);
+		profile_init(&q);
+		err = json ? profile_from_json(&q, text, len, &e)
+			   : profile_from_strace_text(&q, text, len, &e);
+		out = err ? NULL : render(&q, FMT_TABLE);
+		ok(err ? e.line > 0 && e.msg[0] : out != NULL, "%s %s: %s",
+		   kind, d->d_name, err ? e.msg : "loads");
+		free(out);
+		free(text);
+		profile_release(&q);
+		n++;
+	}
+	if (dp)
+		closedir(dp);
+	ok(n >= 2, "%zu %s inputs", n, kind);
+}
+
+int main(void)
+{
+	test_round_trip();
+	test_bad_json();
+	test_fuzz_inputs("json", true);
+	test_fuzz_inputs("strace", false);
+	return done_testing();
+}
