@@ -286,6 +286,43 @@ out_release:
 	return err;
 }
 
+/* --save-dir: made if missing, checked writable before anything runs. */
+static void check_save_dir(const char *dir)
+{
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+		usage_error("--save-dir: cannot create '%s': %s", dir,
+			    strerror(errno));
+	if (access(dir, W_OK | X_OK) < 0)
+		usage_error("--save-dir: cannot write in '%s': %s", dir,
+			    strerror(errno));
+}
+
+/* DIR/KEY=VALUE.json, the point's median run, for `iotrace diff`. */
+static int save_point(const struct cli_opts *o, const struct sweep_opts *so,
+		      const char *value, const struct profile *p)
+{
+	struct report_opts json = o->report;
+	struct outfile out;
+	char *path, *c;
+	int err;
+
+	if (asprintf(&path, "%s/%s=%s.json", so->save_dir, so->key, value) < 0)
+		return error("out of memory");
+	for (c = path + strlen(so->save_dir) + 1; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	json.format = FMT_JSON;
+	err = outfile_open(&out, path);
+	if (!err && report_render(out.f, p, &json) < 0) {
+		outfile_abort(&out);
+		err = error("cannot write '%s'", path);
+	} else if (!err) {
+		err = outfile_commit(&out);
+	}
+	free(path);
+	return err;
+}
+
 static int render_outputs(const struct cli_opts *o, const struct sweep_opts *so,
 			  const struct sweep *s, struct outfile *out,
 			  struct outfile *svg)
@@ -309,10 +346,12 @@ int cmd_sweep(struct cli_opts *o, int argc, char **argv)
 	struct outfile out = { 0 }, svg = { 0 };
 	struct profile median;
 	const struct point_kind *kind;
-	int status = 1;
+	int err, status = 1;
 	size_t i;
 
 	parse_sweep(&so, argc, argv);
+	if (so.save_dir)
+		check_save_dir(so.save_dir);
 	if (!so.run && !has_placeholder(&so))
 		usage_error("sweep: no {} in the command for the values of '%s'",
 			    so.key);
@@ -329,7 +368,10 @@ int cmd_sweep(struct cli_opts *o, int argc, char **argv)
 	for (i = 0; i < so.nvalues; i++, s.npoints++) {
 		if (run_point(o, &so, kind, i, &s.points[i], &median) < 0)
 			goto out_free;
+		err = so.save_dir ? save_point(o, &so, so.values[i], &median) : 0;
 		profile_release(&median);
+		if (err < 0)
+			goto out_free;
 	}
 	status = render_outputs(o, &so, &s, &out, &svg) < 0 ? 1 : 0;
 out_free:

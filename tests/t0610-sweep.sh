@@ -62,6 +62,16 @@ test_expect_success PTRACE 'sweep --svg writes a well-formed SVG' '
 	grep -c "<circle" chart.svg >n && test "$(cat n)" = 4
 '
 
+test_expect_success PTRACE 'sweep --save-dir keeps each point for diff' '
+	"$IOTRACE" sweep --repeat 1 --save-dir pts buf=0,1000 \
+		run bufwrite total=1000 unit=1 of=out >/dev/null 2>&1 &&
+	test -f pts/buf=0.json && test -f pts/buf=1000.json &&
+	"$IOTRACE" report pts/buf=0.json >r.txt &&
+	grep -E " 1000 +write$" r.txt &&
+	"$IOTRACE" diff pts/buf=0.json pts/buf=1000.json >d.txt &&
+	grep "write calls 1,000 -> 1$" d.txt
+'
+
 test_expect_success PTRACE 'sweep -o FILE writes the table there' '
 	"$IOTRACE" -o table.txt sweep --repeat 1 bs=1,2 -- \
 		dd if=/dev/zero of=out bs={} count=5 >stdout 2>/dev/null &&
