@@ -127,7 +127,9 @@ build/helpers/%.so: tests/helpers/preload/%.c | build/config.mk
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_SRCS := $(filter-out tracer/%,$(LIB_SRCS)) tracer/syscalls.c
+# No ptrace code: syscall names, and the fd cache reports/files.c links to.
+FUZZ_SRCS := $(filter-out tracer/%,$(LIB_SRCS)) tracer/syscalls.c tracer/fds.c \
+	tracer/fdinfo.c
 
 build/fuzz/fuzz-json build/fuzz/fuzz-strace: tests/fuzz/fuzz-load.c $(FUZZ_SRCS) | build/config.mk
 	@mkdir -p build/fuzz

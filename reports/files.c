@@ -195,6 +195,12 @@ static void set_path(struct profile_file *f, const char *path, bool cut)
 	else
 		snprintf(f->path, sizeof(f->path), "...%s",
 			 path + (len > room - 3 ? len - (room - 3) : 0));
+	/*
+	 * Printed in tables and saved as a JSON string: a file name must
+	 * not drive the terminal or make the profile unsavable, and the
+	 * table of a saved run must be the table the run printed.
+	 */
+	profile_clean_text(f->path, true);
 }
 
 static int file_of(struct profile *p, struct fd_cache *c, pid_t tid, int fd)
@@ -249,23 +255,24 @@ int profile_add_files(struct profile *p, struct fd_cache *c,
 			      ev);
 }
 
+/* The I/O table's notes and the JSON "flags" (json-files.c) use these. */
+const struct profile_file_flag profile_file_flags[] = {
+	{ PF_DIRECT, "O_DIRECT" }, { PF_SYNC, "O_SYNC" },
+	{ PF_DSYNC, "O_DSYNC" },   { PF_APPEND, "O_APPEND" },
+	{ 0, NULL },
+};
+
 const char *profile_file_notes(const struct profile_file *f, char *buf,
 			       size_t size)
 {
-	static const struct {
-		unsigned flag;
-		const char *name;
-	} names[] = {
-		{ PF_DIRECT, "O_DIRECT" }, { PF_SYNC, "O_SYNC" },
-		{ PF_DSYNC, "O_DSYNC" },   { PF_APPEND, "O_APPEND" },
-	};
-	size_t i, n = 0;
+	const struct profile_file_flag *fl;
+	size_t n = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (f->flags & names[i].flag && n < size)
+	for (fl = profile_file_flags; fl->name; fl++)
+		if (f->flags & fl->flag && n < size)
 			n += (size_t)snprintf(buf + n, size - n, "%s%s",
-					      n ? ", " : "", names[i].name);
+					      n ? ", " : "", fl->name);
 	/* Pipes and sockets have an st_blksize too; it means nothing. */
 	if ((f->kind == FD_REG || f->kind == FD_BLK) && f->blksize && n < size)
 		n += (size_t)snprintf(buf + n, size - n, "%sblksize %u",

@@ -4,9 +4,10 @@
  * docs/json-schema.md), built with jansson.  Every number is an integer
  * in ns, bytes or counts, so nothing is lost to float rounding; the file
  * is what `iotrace report` and `iotrace diff` read back (reports/load.c).
+ * The per-file I/O part (files, ios) is written by json-files.c.
  */
 #include <string.h>
-#include "reports/load.h"
+#include "reports/jload.h"
 
 /*
  * jansson integers are signed 64-bit.  A sum of sizes asked for can pass
@@ -224,9 +225,13 @@ json_t *profile_to_json(const struct profile *p)
 	err |= set(o, "wall_ns", u64(p->wall_ns));
 	err |= set(o, "stops", u64(p->stops));
 	err |= set(o, "overhead_ns", u64(p->overhead_ns));
+	err |= set(o, "calibrated", json_boolean(p->calibrated));
+	err |= set(o, "engine", json_string(p->engine));
 	err |= set(o, "exit", exit_object(&p->exit));
 	err |= set(o, "totals", totals_object(p));
 	err |= set(o, "syscalls", rows_array(p));
+	err |= set(o, "files", files_to_json(p));
+	err |= set(o, "ios", ios_to_json(p));
 	err |= set(o, "truth", truth_object(&p->truth));
 	if (err) {
 		json_decref(o);

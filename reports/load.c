@@ -7,51 +7,42 @@
  * and range before it reaches the profile.  The first problem ends the
  * load with its line and the path of the value, e.g.
  * "line 14: syscalls[2].calls: expected an integer, got a string".
+ * The getters are shared through jload.h with json-files.c, which loads
+ * engine, calibrated, files and ios.
  */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/json-locate.h"
-#include "reports/load.h"
+#include "reports/jload.h"
 
 #define MAX_ROWS 4096		/* distinct syscalls, with compat names */
 #define MAX_ARGS 65536
 #define MAX_ARG_LEN 131072	/* the kernel's MAX_ARG_STRLEN */
-#define MAX_DEPTH 8
+#define MAX_DEPTH JLOAD_MAX_DEPTH
 
-struct jload {
-	const char *text;
-	size_t len;
-	struct load_error *e;
-	struct json_step path[MAX_DEPTH];
-	size_t depth;
-};
-
-static void push_key(struct jload *j, const char *key)
+void jload_push_key(struct jload *j, const char *key)
 {
 	if (j->depth < MAX_DEPTH)
 		j->path[j->depth] = (struct json_step){ key, 0 };
 	j->depth++;
 }
 
-static void push_index(struct jload *j, size_t index)
+void jload_push_index(struct jload *j, size_t index)
 {
 	if (j->depth < MAX_DEPTH)
 		j->path[j->depth] = (struct json_step){ NULL, index };
 	j->depth++;
 }
 
-static void pop(struct jload *j)
+void jload_pop(struct jload *j)
 {
 	j->depth--;
 }
 
 /* "syscalls[2].calls: <message>" at the line of that value. */
-static int jfail(struct jload *j, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int jfail(struct jload *j, const char *fmt, ...)
+int jfail(struct jload *j, const char *fmt, ...)
 {
 	size_t depth = j->depth < MAX_DEPTH ? j->depth : MAX_DEPTH, i;
 	char where[96] = "", what[120];
@@ -75,7 +66,7 @@ static int jfail(struct jload *j, const char *fmt, ...)
 	return load_fail(j->e, line, "%s%s%s", where, depth ? ": " : "", what);
 }
 
-static const char *type_word(json_type t)
+const char *jload_type_word(json_type t)
 {
 	static const char *const names[] = {
 		[JSON_OBJECT] = "an object",
@@ -99,31 +90,32 @@ static bool has_type(const json_t *v, json_type type)
 }
 
 /* obj[key] of the given type, with the path pushed; NULL: failed. */
-static json_t *member(struct jload *j, json_t *obj, const char *key,
-		      json_type type)
+json_t *jload_member(struct jload *j, json_t *obj, const char *key,
+		     json_type type)
 {
 	json_t *v = json_object_get(obj, key);
 
-	push_key(j, key);
+	jload_push_key(j, key);
 	if (!v) {
 		jfail(j, "missing");
 		return NULL;
 	}
 	if (!has_type(v, type)) {
-		jfail(j, "expected %s, got %s", type_word(type),
-		      json_is_true(v) ? "true" : type_word(json_typeof(v)));
+		jfail(j, "expected %s, got %s", jload_type_word(type),
+		      json_is_true(v) ? "true"
+				      : jload_type_word(json_typeof(v)));
 		return NULL;
 	}
 	return v;
 }
 
 /* A count, ns or bytes: an integer, not negative (jansson caps at 2^63). */
-static int u64_value(struct jload *j, const json_t *v, uint64_t *out)
+int jload_u64_value(struct jload *j, const json_t *v, uint64_t *out)
 {
 	if (!json_is_integer(v))
 		return jfail(j, "expected an integer, got %s",
 			     json_is_true(v) ? "true" :
-			     type_word(json_typeof(v)));
+			     jload_type_word(json_typeof(v)));
 	if (json_integer_value(v) < 0)
 		return jfail(j, "must not be negative, got %lld",
 			     (long long)json_integer_value(v));
@@ -131,21 +123,20 @@ static int u64_value(struct jload *j, const json_t *v, uint64_t *out)
 	return 0;
 }
 
-static int get_u64(struct jload *j, json_t *obj, const char *key,
-		   uint64_t *out)
+int jload_u64(struct jload *j, json_t *obj, const char *key, uint64_t *out)
 {
-	json_t *v = member(j, obj, key, JSON_INTEGER);
+	json_t *v = jload_member(j, obj, key, JSON_INTEGER);
 
-	if (!v || u64_value(j, v, out) < 0)
+	if (!v || jload_u64_value(j, v, out) < 0)
 		return -1;
-	pop(j);
+	jload_pop(j);
 	return 0;
 }
 
 static int get_int(struct jload *j, json_t *obj, const char *key, int *out,
 		   long long max)
 {
-	json_t *v = member(j, obj, key, JSON_INTEGER);
+	json_t *v = jload_member(j, obj, key, JSON_INTEGER);
 
 	if (!v)
 		return -1;
@@ -153,33 +144,33 @@ static int get_int(struct jload *j, json_t *obj, const char *key, int *out,
 		return jfail(j, "must be 0 to %lld, got %lld", max,
 			     (long long)json_integer_value(v));
 	*out = (int)json_integer_value(v);
-	pop(j);
+	jload_pop(j);
 	return 0;
 }
 
-static int get_bool(struct jload *j, json_t *obj, const char *key, bool *out)
+int jload_bool(struct jload *j, json_t *obj, const char *key, bool *out)
 {
-	json_t *v = member(j, obj, key, JSON_TRUE);
+	json_t *v = jload_member(j, obj, key, JSON_TRUE);
 
 	if (!v)
 		return -1;
 	*out = json_is_true(v);
-	pop(j);
+	jload_pop(j);
 	return 0;
 }
 
 /* Into buf, which must hold it with its NUL. */
-static int get_string(struct jload *j, json_t *obj, const char *key,
-		      char *buf, size_t size)
+int jload_string(struct jload *j, json_t *obj, const char *key, char *buf,
+		 size_t size)
 {
-	json_t *v = member(j, obj, key, JSON_STRING);
+	json_t *v = jload_member(j, obj, key, JSON_STRING);
 
 	if (!v)
 		return -1;
 	if (json_string_length(v) >= size)
 		return jfail(j, "longer than %zu bytes", size - 1);
 	memcpy(buf, json_string_value(v), json_string_length(v) + 1);
-	pop(j);
+	jload_pop(j);
 	return 0;
 }
 
@@ -188,12 +179,12 @@ static int get_name(struct jload *j, json_t *obj, char *buf, size_t size)
 {
 	const char *c;
 
-	if (get_string(j, obj, "name", buf, size) < 0)
+	if (jload_string(j, obj, "name", buf, size) < 0)
 		return -1;
 	for (c = buf; *c && (isalnum((unsigned char)*c) || *c == '_'); c++)
 		;
 	if (!*buf || *c) {
-		push_key(j, "name");
+		jload_push_key(j, "name");
 		return jfail(j, "'%s' is not a syscall name", buf);
 	}
 	return 0;
@@ -218,7 +209,7 @@ static int errno_of(const char *name)
 
 static int load_errnos(struct jload *j, json_t *row, struct profile_row *r)
 {
-	json_t *o = member(j, row, "errnos", JSON_OBJECT), *v;
+	json_t *o = jload_member(j, row, "errnos", JSON_OBJECT), *v;
 	const char *key;
 	size_t n = 0, i;
 	uint64_t count;
@@ -227,7 +218,7 @@ static int load_errnos(struct jload *j, json_t *row, struct profile_row *r)
 	if (!o)
 		return -1;
 	json_object_foreach(o, key, v) {
-		push_key(j, key);
+		jload_push_key(j, key);
 		err = errno_of(key);
 		if (!err)
 			return jfail(j, "unknown errno name");
@@ -237,13 +228,13 @@ static int load_errnos(struct jload *j, json_t *row, struct profile_row *r)
 		for (i = 0; i < n; i++)
 			if (r->errnos[i].err == err)
 				return jfail(j, "errno given twice");
-		if (u64_value(j, v, &count) < 0)
+		if (jload_u64_value(j, v, &count) < 0)
 			return -1;
 		r->errnos[n].err = err;
 		r->errnos[n++].count = count;
-		pop(j);
+		jload_pop(j);
 	}
-	pop(j);
+	jload_pop(j);
 	return 0;
 }
 
@@ -266,23 +257,23 @@ static int hist_bucket_of(const char *key)
 
 static int load_hist(struct jload *j, json_t *row, struct profile_row *r)
 {
-	json_t *o = member(j, row, "hist", JSON_OBJECT), *v;
+	json_t *o = jload_member(j, row, "hist", JSON_OBJECT), *v;
 	const char *key;
 	int b;
 
 	if (!o)
 		return -1;
 	json_object_foreach(o, key, v) {
-		push_key(j, key);
+		jload_push_key(j, key);
 		b = hist_bucket_of(key);
 		if (b < 0)
 			return jfail(j, "not a bucket (0 or a power of two "
 				     "up to 2^%d)", PROFILE_HIST_BUCKETS - 1);
-		if (u64_value(j, v, &r->hist[b]) < 0)
+		if (jload_u64_value(j, v, &r->hist[b]) < 0)
 			return -1;
-		pop(j);
+		jload_pop(j);
 	}
-	pop(j);
+	jload_pop(j);
 	return 0;
 }
 
@@ -323,14 +314,14 @@ static int load_row(struct jload *j, struct profile *p, json_t *o)
 
 	if (!json_is_object(o))
 		return jfail(j, "expected an object, got %s",
-			     type_word(json_typeof(o)));
+			     jload_type_word(json_typeof(o)));
 	memset(&row, 0, sizeof(row));
 	if (get_name(j, o, row.name, sizeof(row.name)) < 0)
 		return -1;
 	if (profile_row_find(p, row.name))
 		return jfail(j, "syscall '%s' given twice", row.name);
 	for (i = 0; i < sizeof(row_fields) / sizeof(row_fields[0]); i++)
-		if (get_u64(j, o, row_fields[i].key,
+		if (jload_u64(j, o, row_fields[i].key,
 			    (uint64_t *)((char *)&row + row_fields[i].offset)))
 			return -1;
 	if (load_errnos(j, o, &row) < 0 || load_hist(j, o, &row) < 0 ||
@@ -339,7 +330,10 @@ static int load_row(struct jload *j, struct profile *p, json_t *o)
 	r = profile_row_get(p, row.name);
 	if (!r)
 		return jfail(j, "out of memory");
+	/* What the name implies, not in the file: keep new_row's. */
 	row.io_arg = r->io_arg;
+	row.fd_arg = r->fd_arg;
+	row.fd_arg2 = r->fd_arg2;
 	if (!row.timed)
 		row.min_ns = UINT64_MAX;	/* as profile_add keeps it */
 	*r = row;
@@ -348,7 +342,7 @@ static int load_row(struct jload *j, struct profile *p, json_t *o)
 
 static int load_rows(struct jload *j, struct profile *p, json_t *doc)
 {
-	json_t *a = member(j, doc, "syscalls", JSON_ARRAY), *v;
+	json_t *a = jload_member(j, doc, "syscalls", JSON_ARRAY), *v;
 	size_t i;
 
 	if (!a)
@@ -356,12 +350,12 @@ static int load_rows(struct jload *j, struct profile *p, json_t *doc)
 	if (json_array_size(a) > MAX_ROWS)
 		return jfail(j, "more than %d syscalls", MAX_ROWS);
 	json_array_foreach(a, i, v) {
-		push_index(j, i);
+		jload_push_index(j, i);
 		if (load_row(j, p, v) < 0)
 			return -1;
-		pop(j);
+		jload_pop(j);
 	}
-	pop(j);
+	jload_pop(j);
 	return 0;
 }
 
@@ -370,11 +364,11 @@ static int load_truth_row(struct jload *j, struct profile_truth_row *t,
 {
 	if (!json_is_object(o))
 		return jfail(j, "expected an object, got %s",
-			     type_word(json_typeof(o)));
+			     jload_type_word(json_typeof(o)));
 	if (get_name(j, o, t->name, sizeof(t->name)) < 0 ||
-	    get_u64(j, o, "calls", &t->calls) < 0 ||
-	    get_u64(j, o, "total_ns", &t->total_ns) < 0 ||
-	    get_u64(j, o, "median_ns", &t->median_ns) < 0)
+	    jload_u64(j, o, "calls", &t->calls) < 0 ||
+	    jload_u64(j, o, "total_ns", &t->total_ns) < 0 ||
+	    jload_u64(j, o, "median_ns", &t->median_ns) < 0)
 		return -1;
 	return 0;
 }
@@ -386,29 +380,29 @@ static int load_truth(struct jload *j, struct profile *p, json_t *doc)
 
 	if (json_is_null(o))
 		return 0;
-	o = member(j, doc, "truth", JSON_OBJECT);
-	if (!o || get_u64(j, o, "wall_ns", &p->truth.wall_ns) < 0)
+	o = jload_member(j, doc, "truth", JSON_OBJECT);
+	if (!o || jload_u64(j, o, "wall_ns", &p->truth.wall_ns) < 0)
 		return -1;
-	a = member(j, o, "syscalls", JSON_ARRAY);
+	a = jload_member(j, o, "syscalls", JSON_ARRAY);
 	if (!a)
 		return -1;
 	if (json_array_size(a) > PROFILE_TRUTH_MAX)
 		return jfail(j, "more than %d rows", PROFILE_TRUTH_MAX);
 	json_array_foreach(a, i, v) {
-		push_index(j, i);
+		jload_push_index(j, i);
 		if (load_truth_row(j, &p->truth.rows[i], v) < 0)
 			return -1;
 		p->truth.nrows = i + 1;
-		pop(j);
+		jload_pop(j);
 	}
-	pop(j);
-	pop(j);
+	jload_pop(j);
+	jload_pop(j);
 	return 0;
 }
 
 static int load_command(struct jload *j, struct profile *p, json_t *doc)
 {
-	json_t *a = member(j, doc, "command", JSON_ARRAY), *v;
+	json_t *a = jload_member(j, doc, "command", JSON_ARRAY), *v;
 	size_t i, n;
 
 	if (!a)
@@ -420,46 +414,46 @@ static int load_command(struct jload *j, struct profile *p, json_t *doc)
 	if (!p->argv)
 		return jfail(j, "out of memory");
 	json_array_foreach(a, i, v) {
-		push_index(j, i);
+		jload_push_index(j, i);
 		if (!json_is_string(v))
 			return jfail(j, "expected a string, got %s",
-				     type_word(json_typeof(v)));
+				     jload_type_word(json_typeof(v)));
 		if (json_string_length(v) > MAX_ARG_LEN)
 			return jfail(j, "longer than %d bytes", MAX_ARG_LEN);
 		p->argv[i] = strdup(json_string_value(v));
 		if (!p->argv[i])
 			return jfail(j, "out of memory");
 		p->argc = (int)i + 1;
-		pop(j);
+		jload_pop(j);
 	}
-	pop(j);
+	jload_pop(j);
 	return 0;
 }
 
 static int load_host(struct jload *j, struct profile *p, json_t *doc)
 {
-	json_t *o = member(j, doc, "host", JSON_OBJECT);
+	json_t *o = jload_member(j, doc, "host", JSON_OBJECT);
 
 	if (!o ||
-	    get_string(j, o, "kernel", p->kernel, sizeof(p->kernel)) < 0 ||
+	    jload_string(j, o, "kernel", p->kernel, sizeof(p->kernel)) < 0 ||
 	    get_int(j, o, "ncpus", &p->ncpus, 1 << 20) < 0)
 		return -1;
-	pop(j);
+	jload_pop(j);
 	return 0;
 }
 
 static int load_exit(struct jload *j, struct profile *p, json_t *doc)
 {
-	json_t *o = member(j, doc, "exit", JSON_OBJECT);
+	json_t *o = jload_member(j, doc, "exit", JSON_OBJECT);
 	struct profile_exit *e = &p->exit;
 
-	if (!o || get_bool(j, o, "known", &e->known) < 0 ||
+	if (!o || jload_bool(j, o, "known", &e->known) < 0 ||
 	    get_int(j, o, "code", &e->code, 255) < 0 ||
 	    get_int(j, o, "signal", &e->signal, 64) < 0 ||
-	    get_bool(j, o, "core", &e->core) < 0 ||
+	    jload_bool(j, o, "core", &e->core) < 0 ||
 	    get_int(j, o, "fatal_signal", &e->fatal_signal, 64) < 0)
 		return -1;
-	pop(j);
+	jload_pop(j);
 	return 0;
 }
 
@@ -470,7 +464,7 @@ static int load_source(struct jload *j, struct profile *p, json_t *doc)
 	char buf[16];
 	size_t i;
 
-	if (get_string(j, doc, "source", buf, sizeof(buf)) < 0)
+	if (jload_string(j, doc, "source", buf, sizeof(buf)) < 0)
 		return -1;
 	for (i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
 		if (!strcmp(buf, sources[i])) {
@@ -478,7 +472,7 @@ static int load_source(struct jload *j, struct profile *p, json_t *doc)
 			return 0;
 		}
 	}
-	push_key(j, "source");
+	jload_push_key(j, "source");
 	return jfail(j, "unknown source '%s'", buf);
 }
 
@@ -488,14 +482,15 @@ static int load_schema(struct jload *j, json_t *doc)
 
 	if (!json_is_object(doc))
 		return load_fail(j->e, 1, "not an iotrace profile: the top "
-				 "level is %s", type_word(json_typeof(doc)));
+				 "level is %s",
+				 jload_type_word(json_typeof(doc)));
 	if (!json_object_get(doc, "schema"))
 		return load_fail(j->e, 1, "not an iotrace profile: no "
 				 "\"schema\" key");
-	if (get_string(j, doc, "schema", schema, sizeof(schema)) < 0)
+	if (jload_string(j, doc, "schema", schema, sizeof(schema)) < 0)
 		return -1;
 	if (strcmp(schema, "iotrace/1")) {
-		push_key(j, "schema");
+		jload_push_key(j, "schema");
 		return jfail(j, "unsupported schema '%s' (this iotrace reads "
 			     "iotrace/1)", schema);
 	}
@@ -508,13 +503,14 @@ static int load_doc(struct jload *j, struct profile *p, json_t *doc)
 
 	if (load_schema(j, doc) < 0 || load_source(j, p, doc) < 0 ||
 	    load_command(j, p, doc) < 0 ||
-	    get_u64(j, doc, "start_time", &start) < 0 ||
+	    jload_u64(j, doc, "start_time", &start) < 0 ||
 	    load_host(j, p, doc) < 0 ||
-	    get_u64(j, doc, "wall_ns", &p->wall_ns) < 0 ||
-	    get_u64(j, doc, "stops", &p->stops) < 0 ||
-	    get_u64(j, doc, "overhead_ns", &p->overhead_ns) < 0 ||
-	    load_exit(j, p, doc) < 0 || load_rows(j, p, doc) < 0 ||
-	    load_truth(j, p, doc) < 0)
+	    jload_u64(j, doc, "wall_ns", &p->wall_ns) < 0 ||
+	    jload_u64(j, doc, "stops", &p->stops) < 0 ||
+	    jload_u64(j, doc, "overhead_ns", &p->overhead_ns) < 0 ||
+	    load_engine(j, p, doc) < 0 || load_exit(j, p, doc) < 0 ||
+	    load_rows(j, p, doc) < 0 || load_files(j, p, doc) < 0 ||
+	    load_ios(j, p, doc) < 0 || load_truth(j, p, doc) < 0)
 		return -1;
 	p->start_time = (time_t)start;
 	return 0;
@@ -546,6 +542,8 @@ int profile_from_json(struct profile *p, const char *text, size_t len,
 	if (err < 0) {
 		profile_release(p);
 		forget_host(p);
+		p->engine[0] = '\0';
+		p->calibrated = false;
 	}
 	return err;
 }

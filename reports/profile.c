@@ -113,6 +113,7 @@ int profile_set_command(struct profile *p, int argc, char *const argv[])
 			free_argv(p);
 			return -ENOMEM;
 		}
+		profile_clean_text(p->argv[i], false);
 	}
 	p->argc = argc;
 	return 0;

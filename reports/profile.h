@@ -90,6 +90,13 @@ enum {
 	PF_APPEND = 1 << 3,
 };
 
+/* PF_* and their names ("O_DIRECT"), NULL-name terminated (files.c). */
+struct profile_file_flag {
+	unsigned flag;
+	const char *name;
+};
+extern const struct profile_file_flag profile_file_flags[];
+
 struct profile_file {
 	char path[PROFILE_PATH_MAX];
 	unsigned kind;			/* enum fd_kind (tracer.h) */
@@ -152,8 +159,13 @@ struct profile {
 void profile_init(struct profile *p);
 void profile_release(struct profile *p);
 
-/* Copies argv as the run's command line. 0 or -ENOMEM. */
+/*
+ * Copies argv as the run's command line, bytes that are not UTF-8 made
+ * '?' (JSON strings are UTF-8).  0 or -ENOMEM.
+ */
 int profile_set_command(struct profile *p, int argc, char *const argv[]);
+/* Bytes that are not UTF-8, and controls if asked, become '?' (utf8.c). */
+void profile_clean_text(char *s, bool controls);
 
 /* Accounts one completed syscall.  0 or -ENOMEM. */
 int profile_add(struct profile *p, const struct tracer_event *ev);

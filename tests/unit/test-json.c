@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The JSON profile: every field survives render -> load -> render
- * byte for byte, the text table of a loaded profile is the original's,
+ * byte for byte, the text table of a loaded profile is the original's
+ * (I/O table, histograms and findings too, from files and io rows whose
+ * links are rebuilt), an older iotrace/1 file without them still loads,
  * and each class of bad input fails with its line and reason, leaving
  * the profile empty.  Also feeds the kept fuzzing inputs to the loader.
  */
@@ -22,6 +24,53 @@ static void add(struct profile *p, const char *name, int64_t ret,
 
 	ev.args[2] = size;
 	profile_add(p, &ev);
+}
+
+static uint32_t file(struct profile *p, const char *path, unsigned kind,
+		     unsigned flags, uint32_t blksize, uint32_t lbs)
+{
+	struct profile_file f = { .kind = kind, .flags = flags,
+				  .blksize = blksize, .lbs = lbs };
+
+	snprintf(f.path, sizeof(f.path), "%s", path);
+	return (uint32_t)profile_file_get(p, &f);
+}
+
+/* n calls of a syscall on (f, f2): its syscalls row and its io row. */
+static void add_io(struct profile *p, const char *name, uint32_t f,
+		   uint32_t f2, int n, uint64_t ask, int64_t ret)
+{
+	struct tracer_event ev = {
+		.tid = 1, .arch = p->native_arch, .nr = syscall_number(name),
+		.ret = ret, .entry_ns = 1000, .exit_ns = 5000,
+	};
+	struct profile_row *r = profile_row_get(p, name);
+
+	ev.args[r->io_arg] = ask;
+	while (n--) {
+		profile_add(p, &ev);
+		profile_add_io(p, (uint32_t)(r - p->rows), f, f2, &ev);
+	}
+}
+
+/*
+ * Files and io rows as a run makes them: a direct file, a pipe, a
+ * splice pair, an EINVAL; the file with two rows links them via next.
+ */
+static void sample_files(struct profile *p)
+{
+	uint32_t out, pipe, zero;
+
+	snprintf(p->engine, sizeof(p->engine), "ptrace");
+	p->calibrated = true;
+	out = file(p, "/tmp/out \"x\"", FD_REG, PF_DIRECT | PF_DSYNC, 4096,
+		   512);
+	pipe = file(p, "pipe:[7]", FD_PIPE, 0, 4096, 0);
+	zero = file(p, "/dev/zero", FD_CHR, 0, 4096, 0);
+	add_io(p, "splice", out, pipe, 3, 65536, 65536);
+	add_io(p, "pwrite64", out, PROFILE_FILE_NONE, 5, 1130, 1130);
+	add_io(p, "pwrite64", out, PROFILE_FILE_NONE, 2, 1130, -EINVAL);
+	add_io(p, "read", zero, PROFILE_FILE_NONE, 4, 4096, 100);
 }
 
 static void sample(struct profile *p)
@@ -49,6 +98,7 @@ static void sample(struct profile *p)
 	p->truth.rows[0].calls = 1000;
 	p->truth.rows[0].total_ns = 2000000;
 	p->truth.rows[0].median_ns = 1900;
+	sample_files(p);
 }
 
 /* Renders p in a format into a malloc'd string. */
@@ -109,6 +159,106 @@ static void test_round_trip(void)
 	free(j2);
 	free(t1);
 	free(t2);
+	profile_release(&p);
+	profile_release(&q);
+}
+
+/* Renders the text table with every section a run can print. */
+static char *render_all(const struct profile *p)
+{
+	struct report_opts o = { .format = FMT_TABLE, .findings = true,
+				 .histogram = true };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	report_render(f, p, &o);
+	fclose(f);
+	return buf;
+}
+
+/* The derived links are rebuilt as the run built them. */
+static bool same_links(const struct profile *p, const struct profile *q)
+{
+	size_t i;
+
+	if (p->nfiles != q->nfiles || p->nios != q->nios)
+		return false;
+	for (i = 0; i < p->nfiles; i++)
+		if (p->files[i].first_io != q->files[i].first_io)
+			return false;
+	for (i = 0; i < p->nios; i++)
+		if (p->ios[i].next != q->ios[i].next)
+			return false;
+	return true;
+}
+
+static void test_files_round_trip(void)
+{
+	struct load_error e = { 0, "" };
+	struct profile p, q;
+	char *j1, *t1, *t2;
+
+	sample(&p);
+	j1 = render(&p, FMT_JSON);
+	profile_init(&q);
+	is_int(profile_from_json(&q, j1, strlen(j1), &e), 0, "loads (%s)",
+	       e.msg);
+	t1 = render_all(&p);
+	t2 = render_all(&q);
+	is_str(t2, t1, "I/O table, histograms and findings print the same");
+	ok(strstr(t1, "O_DIRECT, O_DSYNC, blksize 4096, logical block 512") &&
+	   strstr(t1, "pipe:[7]") && strstr(t1, "EINVAL"),
+	   "the table shows flags, the pair and the EINVAL finding");
+	is_str(q.engine, "ptrace", "engine");
+	ok(q.calibrated, "calibrated");
+	is_int(q.nfiles, 3, "files");
+	is_int(q.nios, 3, "io rows");
+	ok(same_links(&p, &q), "first_io and next as the run had them");
+	is_int(q.files[0].first_io, 1, "the direct file's newest row first");
+	is_int(q.ios[1].next, 0, "then its splice row");
+	is_str(q.files[0].path, "/tmp/out \"x\"", "path with quotes");
+	is_int(q.files[0].flags, PF_DIRECT | PF_DSYNC, "flags");
+	is_int(q.files[2].kind, FD_CHR, "kind");
+	is_int(q.files[0].lbs, 512, "logical block size");
+	is_str(q.rows[q.ios[1].row].name, "pwrite64", "io row by name");
+	is_int(q.ios[0].file2, 1, "pair destination");
+	is_int(q.ios[1].file2, PROFILE_FILE_NONE, "null file2");
+	is_int(q.ios[1].einval, 2, "einval");
+	is_int(q.ios[2].size_max_calls, 4, "size_max_calls");
+	free(j1);
+	free(t1);
+	free(t2);
+	profile_release(&p);
+	profile_release(&q);
+}
+
+/* A file saved before engine, calibrated, files and ios were written. */
+static void test_older_file(void)
+{
+	static const char *const newer[] = { "engine", "calibrated", "files",
+					     "ios" };
+	struct load_error e = { 0, "" };
+	struct profile p, q;
+	char *j1, *old;
+	json_t *doc;
+	size_t i;
+
+	sample(&p);
+	j1 = render(&p, FMT_JSON);
+	doc = json_loads(j1, 0, NULL);
+	for (i = 0; i < sizeof(newer) / sizeof(newer[0]); i++)
+		json_object_del(doc, newer[i]);
+	old = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	profile_init(&q);
+	is_int(profile_from_json(&q, old, strlen(old), &e), 0,
+	       "an older iotrace/1 file loads (%s)", e.msg);
+	ok(!q.engine[0] && !q.calibrated && !q.nfiles && !q.nios,
+	   "without engine, calibration, files or io rows");
+	is_int(q.nrows, p.nrows, "its syscalls are all there");
+	json_decref(doc);
+	free(old);
+	free(j1);
 	profile_release(&p);
 	profile_release(&q);
 }
@@ -191,7 +341,62 @@ static const struct {
 	  "command[0]: expected a string, got an array" },
 	{ "unknown source", "\"source\": \"iotrace\"", "\"source\": \"perf\"",
 	  "\"source\"", 0, "source: unknown source 'perf'" },
+	{ "unknown engine", "\"engine\": \"ptrace\"", "\"engine\": \"perf\"",
+	  "\"engine\"", 0, "engine: unknown engine 'perf'" },
+	{ "calibrated not a boolean", "\"calibrated\": true",
+	  "\"calibrated\": 1", "\"calibrated\"", 0,
+	  "calibrated: expected true or false, got an integer" },
+	{ "unknown kind", "\"kind\": \"pipe\"", "\"kind\": \"tube\"",
+	  "\"kind\": \"tube\"", 0, "files[1].kind: unknown kind 'tube'" },
+	{ "unknown flag", "\"O_DSYNC\"", "\"O_NOATIME\"", "\"O_NOATIME\"", 0,
+	  "files[0].flags[1]: unknown flag 'O_NOATIME'" },
+	{ "flag twice", "\"O_DSYNC\"", "\"O_DIRECT\"", "\"O_DIRECT\"", 1,
+	  "files[0].flags[1]: 'O_DIRECT' given twice" },
+	{ "flag not a string", "\"O_DSYNC\"", "4", "\"O_DIRECT\"", 1,
+	  "files[0].flags[1]: expected a string, got an integer" },
+	{ "flags not an array", "\"flags\": []", "\"flags\": \"\"",
+	  "\"flags\": \"\"", 0, "files[1].flags: expected an array, got a "
+	  "string" },
+	{ "blksize past 32 bits", "\"blksize\": 4096",
+	  "\"blksize\": 4294967296", "\"blksize\"", 0,
+	  "files[0].blksize: must be 0 to 4294967295, got 4294967296" },
+	{ "missing lbs", "\"lbs\": 0", "\"lbz\": 0", "\"path\": \"pipe", -1,
+	  "files[1].lbs: missing" },
+	{ "control character in a path", "\"pipe:[7]\"",
+	  "\"pipe:\\u001b[7]\"", "\"pipe:", 0,
+	  "files[1].path: control character in a path" },
+	{ "same file twice", "\"/dev/zero\"", "\"pipe:[7]\"",
+	  "\"kind\": \"char\"", -2, "files[2]: same path and flags as "
+	  "files[1]" },
+	{ "no such file", "\"file\": 2", "\"file\": 3", "\"file\": 3", 0,
+	  "ios[2].file: no such file: 3 (3 in files)" },
+	{ "negative file", "\"file\": 0", "\"file\": -1", "\"file\": -1", 0,
+	  "ios[0].file: must not be negative" },
+	{ "file2 a string", "\"file2\": 1", "\"file2\": \"1\"", "\"file2\"", 0,
+	  "ios[0].file2: expected an integer, got a string" },
+	{ "syscall not in syscalls", "\"syscall\": \"read\"",
+	  "\"syscall\": \"pread64\"", "\"syscall\": \"pread64\"", 0,
+	  "ios[2].syscall: 'pread64' is not in syscalls" },
+	{ "more EINVAL than errors", "\"einval\": 2", "\"einval\": 3",
+	  "\"syscall\": \"pwrite64\"", -3,
+	  "ios[1]: more EINVAL errors than errors" },
+	{ "io counter missing", "\"size_max_calls\": 4", "\"size_max_call\": 4",
+	  "\"syscall\": \"read\"", -3, "ios[2].size_max_calls: missing" },
 };
+
+/* ios[2] made the same (file, file2, syscall) as ios[1]. */
+static void test_duplicate_io(const char *json)
+{
+	char *m1 = mutate(json, "\"syscall\": \"read\"",
+			  "\"syscall\": \"pwrite64\"");
+	char *m2 = mutate(m1, "\"file\": 2", "\"file\": 0");
+
+	bad("io row twice", m2, strlen(m2),
+	    line_of(m2, "\"size_max_calls\": 7") + 2,
+	    "ios[2]: same file, file2 and syscall as an earlier row");
+	free(m1);
+	free(m2);
+}
 
 static void test_bad_json(void)
 {
@@ -209,6 +414,7 @@ static void test_bad_json(void)
 		    mutations[i].want);
 		free(m);
 	}
+	test_duplicate_io(json);
 	bad("empty", "", 0, 1, "invalid JSON");
 	bad("not JSON", "hello\n", 6, 1, "invalid JSON");
 	bad("truncated", json,
@@ -298,6 +504,8 @@ static void test_fuzz_inputs(const char *kind, bool json)
 int main(void)
 {
 	test_round_trip();
+	test_files_round_trip();
+	test_older_file();
 	test_bad_json();
 	test_fuzz_inputs("json", true);
 	test_fuzz_inputs("strace", false);

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to the JSON profile code (json.c, json-files.c, load.c): the
+ * loader's walk state and its checked getters, so the per-file part of
+ * the document (json-files.c) is validated the same way, with the same
+ * "line L: key.path: what is wrong" messages, as the rest (load.c).
+ * Every getter pushes its key, fails through jfail() (returns -1 with
+ * the path still pushed) or pops it on success.
+ */
+#ifndef IOTRACE_JLOAD_H
+#define IOTRACE_JLOAD_H
+
+#include "reports/json-locate.h"
+#include "reports/load.h"
+
+#define JLOAD_MAX_DEPTH 8
+
+struct jload {
+	const char *text;
+	size_t len;
+	struct load_error *e;
+	struct json_step path[JLOAD_MAX_DEPTH];
+	size_t depth;
+};
+
+void jload_push_key(struct jload *j, const char *key);
+void jload_push_index(struct jload *j, size_t index);
+void jload_pop(struct jload *j);
+/* "files[2].kind: <message>" at the line of that value; -1. */
+int jfail(struct jload *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "an integer", "a string" ... for messages. */
+const char *jload_type_word(json_type t);
+/* obj[key] of type (JSON_TRUE: a boolean), key pushed; NULL: failed. */
+json_t *jload_member(struct jload *j, json_t *obj, const char *key,
+		     json_type type);
+int jload_u64_value(struct jload *j, const json_t *v, uint64_t *out);
+int jload_u64(struct jload *j, json_t *obj, const char *key, uint64_t *out);
+int jload_bool(struct jload *j, json_t *obj, const char *key, bool *out);
+/* Into buf, which must hold it with its NUL. */
+int jload_string(struct jload *j, json_t *obj, const char *key, char *buf,
+		 size_t size);
+
+/* --- the per-file I/O part of the document (json-files.c) --- */
+json_t *files_to_json(const struct profile *p);
+json_t *ios_to_json(const struct profile *p);
+/* Optional keys (older iotrace/1 files lack them): absent is empty. */
+int load_engine(struct jload *j, struct profile *p, json_t *doc);
+int load_files(struct jload *j, struct profile *p, json_t *doc);
+int load_ios(struct jload *j, struct profile *p, json_t *doc);
+
+#endif
