@@ -51,7 +51,9 @@ int cli_load(struct profile *p, const char *path);
  * returns these values for the long ones.
  */
 enum { REPORT_OPT_FORMAT = 300, REPORT_OPT_RAW_TIME, REPORT_OPT_FAIL_IF };
-void cli_parse_report_option(struct cli_opts *o, int c, char **argv);
+bool cli_parse_report_option(struct cli_opts *o, int c);
+/* The same, a usage error (exit 2) for anything else: report and diff. */
+void cli_parse_subcommand_option(struct cli_opts *o, int c, char **argv);
 
 /* Prints "iotrace: <message>" on stderr. Returns -1. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

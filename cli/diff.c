@@ -31,7 +31,7 @@ static void parse_diff_options(struct cli_opts *o, struct fail_if *f,
 	while ((c = getopt_long(argc, argv, ":o:S:", diff_options,
 				NULL)) != -1) {
 		if (c != REPORT_OPT_FAIL_IF) {
-			cli_parse_report_option(o, c, argv);
+			cli_parse_subcommand_option(o, c, argv);
 			continue;
 		}
 		if (fail_if_parse(f, optarg, bad, sizeof(bad)) < 0)

@@ -135,9 +135,7 @@ static void settle_options(struct cli_opts *o)
 
 enum {
 	OPT_NO_FOLLOW = 256,
-	OPT_FORMAT,
 	OPT_SAVE,
-	OPT_RAW_TIME,
 	OPT_TRUTH,
 	OPT_NO_SECCOMP,
 	OPT_COUNT_ONLY,
@@ -151,9 +149,9 @@ static const struct option long_options[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
-	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "format", required_argument, NULL, REPORT_OPT_FORMAT },
 	{ "save", required_argument, NULL, OPT_SAVE },
-	{ "raw-time", no_argument, NULL, OPT_RAW_TIME },
+	{ "raw-time", no_argument, NULL, REPORT_OPT_RAW_TIME },
 	{ "truth", no_argument, NULL, OPT_TRUTH },
 	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
 	{ "count-only", no_argument, NULL, OPT_COUNT_ONLY },
@@ -172,14 +170,6 @@ static const char *bad_option(char **argv, int optidx)
 static void parse_option(struct cli_opts *o, int c, char **argv)
 {
 	switch (c) {
-	case 'o':
-		o->output = optarg;
-		break;
-	case 'S':
-		o->report.sort = column_find(optarg);
-		if (!o->report.sort)
-			usage_error("-S: unknown sort key '%s'", optarg);
-		break;
 	case 'e':
 		parse_e(o, optarg);
 		break;
@@ -188,16 +178,8 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 	case OPT_NO_FOLLOW:
 		o->tracer.follow = false;
 		break;
-	case OPT_FORMAT:
-		if (parse_format(optarg) < 0)
-			usage_error("--format: unknown format '%s'", optarg);
-		o->report.format = (enum report_format)parse_format(optarg);
-		break;
 	case OPT_SAVE:
 		o->save = optarg;
-		break;
-	case OPT_RAW_TIME:
-		o->report.raw_time = true;
 		break;
 	case OPT_TRUTH:
 		o->truth = true;
@@ -226,7 +208,10 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 	case ':':
 		usage_error("option '%s' needs a value", bad_option(argv, optind));
 	default:
-		usage_error("unknown option '%s'", bad_option(argv, optind));
+		/* -o, -S, --format, --raw-time: shared with report and diff. */
+		if (!cli_parse_report_option(o, c))
+			usage_error("unknown option '%s'",
+				    bad_option(argv, optind));
 	}
 }
 

@@ -33,8 +33,11 @@ static const struct option report_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Options after the subcommand word; those before it were defaults. */
-void cli_parse_report_option(struct cli_opts *o, int c, char **argv)
+/*
+ * Options of every report: before the subcommand word, or after report's
+ * and diff's (those before it are the defaults).  false: not one of them.
+ */
+bool cli_parse_report_option(struct cli_opts *o, int c)
 {
 	switch (c) {
 	case 'o':
@@ -54,9 +57,16 @@ void cli_parse_report_option(struct cli_opts *o, int c, char **argv)
 		o->report.raw_time = true;
 		break;
 	default:
+		return false;
+	}
+	return true;
+}
+
+void cli_parse_subcommand_option(struct cli_opts *o, int c, char **argv)
+{
+	if (!cli_parse_report_option(o, c))
 		usage_error("%s: unknown option or missing value '%s'",
 			    argv[0], optind > 0 ? argv[optind - 1] : "?");
-	}
 }
 
 static int render_to(const struct cli_opts *o, const struct profile *p)
@@ -84,7 +94,7 @@ int cmd_report(struct cli_opts *o, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:S:", report_options,
 				NULL)) != -1)
-		cli_parse_report_option(o, c, argv);
+		cli_parse_subcommand_option(o, c, argv);
 	if (argc - optind != 1)
 		usage_error("report: give one saved profile (FILE.json or an "
 			    "strace -c table)");

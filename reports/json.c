@@ -69,24 +69,16 @@ static json_t *hist_object(const struct profile_row *r)
 
 static json_t *row_object(const struct profile_row *r)
 {
+	const struct profile_counter *k;
 	json_t *o = json_object();
 	int err = 0;
 
 	if (!o)
 		return NULL;
 	err |= set(o, "name", json_string(r->name));
-	err |= set(o, "calls", u64(r->calls));
-	err |= set(o, "errors", u64(r->errors));
-	err |= set(o, "timed", u64(r->timed));
-	err |= set(o, "time_ns", u64(r->time_ns));
-	err |= set(o, "raw_time_ns", u64(r->raw_time_ns));
-	err |= set(o, "min_ns", u64(r->timed ? r->min_ns : 0));
-	err |= set(o, "max_ns", u64(r->max_ns));
+	for (k = profile_counters; k->name; k++)
+		err |= set(o, k->name, u64(profile_counter_get(r, k)));
 	err |= set(o, "errnos", errno_object(r));
-	err |= set(o, "errno_other", u64(r->errno_other));
-	err |= set(o, "bytes_req", u64(r->bytes_req));
-	err |= set(o, "bytes_done", u64(r->bytes_done));
-	err |= set(o, "short_calls", u64(r->short_calls));
 	err |= set(o, "hist", hist_object(r));
 	if (err) {
 		json_decref(o);

@@ -277,24 +277,6 @@ static int load_hist(struct jload *j, json_t *row, struct profile_row *r)
 	return 0;
 }
 
-/* The counters of a row, as data: key and where it goes. */
-static const struct {
-	const char *key;
-	size_t offset;
-} row_fields[] = {
-	{ "calls", offsetof(struct profile_row, calls) },
-	{ "errors", offsetof(struct profile_row, errors) },
-	{ "timed", offsetof(struct profile_row, timed) },
-	{ "time_ns", offsetof(struct profile_row, time_ns) },
-	{ "raw_time_ns", offsetof(struct profile_row, raw_time_ns) },
-	{ "min_ns", offsetof(struct profile_row, min_ns) },
-	{ "max_ns", offsetof(struct profile_row, max_ns) },
-	{ "errno_other", offsetof(struct profile_row, errno_other) },
-	{ "bytes_req", offsetof(struct profile_row, bytes_req) },
-	{ "bytes_done", offsetof(struct profile_row, bytes_done) },
-	{ "short_calls", offsetof(struct profile_row, short_calls) },
-};
-
 /* What no real run produces, so a table built from it would lie. */
 static int check_row(struct jload *j, const struct profile_row *r)
 {
@@ -309,8 +291,8 @@ static int check_row(struct jload *j, const struct profile_row *r)
 
 static int load_row(struct jload *j, struct profile *p, json_t *o)
 {
+	const struct profile_counter *k;
 	struct profile_row row, *r;
-	size_t i;
 
 	if (!json_is_object(o))
 		return jfail(j, "expected an object, got %s",
@@ -320,9 +302,9 @@ static int load_row(struct jload *j, struct profile *p, json_t *o)
 		return -1;
 	if (profile_row_find(p, row.name))
 		return jfail(j, "syscall '%s' given twice", row.name);
-	for (i = 0; i < sizeof(row_fields) / sizeof(row_fields[0]); i++)
-		if (jload_u64(j, o, row_fields[i].key,
-			    (uint64_t *)((char *)&row + row_fields[i].offset)))
+	for (k = profile_counters; k->name; k++)
+		if (jload_u64(j, o, k->name,
+			      (uint64_t *)((char *)&row + k->offset)))
 			return -1;
 	if (load_errnos(j, o, &row) < 0 || load_hist(j, o, &row) < 0 ||
 	    check_row(j, &row) < 0)

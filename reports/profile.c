@@ -5,6 +5,7 @@
  * no allocation except the first time a syscall is seen.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -183,6 +184,24 @@ struct profile_row *profile_event_row(struct profile *p,
 	if (r && indexed)
 		p->index[ev->nr] = (int32_t)(r - p->rows) + 1;
 	return r;
+}
+
+#define COUNTER(field, col) { #field, offsetof(struct profile_row, field), col }
+const struct profile_counter profile_counters[] = {
+	COUNTER(calls, true),		COUNTER(errors, true),
+	COUNTER(timed, false),		COUNTER(time_ns, false),
+	COUNTER(raw_time_ns, false),	COUNTER(min_ns, false),
+	COUNTER(max_ns, false),		COUNTER(errno_other, false),
+	COUNTER(bytes_req, false),	COUNTER(bytes_done, false),
+	COUNTER(short_calls, false),	{ NULL, 0, false },
+};
+
+uint64_t profile_counter_get(const struct profile_row *r,
+			     const struct profile_counter *c)
+{
+	if (c->offset == offsetof(struct profile_row, min_ns) && !r->timed)
+		return 0;
+	return *(const uint64_t *)((const char *)r + c->offset);
 }
 
 void profile_row_add_errno(struct profile_row *r, int err, uint64_t n)

@@ -175,6 +175,20 @@ struct profile_row *profile_row_get(struct profile *p, const char *name);
 const struct profile_row *profile_row_find(const struct profile *p,
 					   const char *name);
 
+/*
+ * The integer counters of a row, as data: one table for the JSON keys, the
+ * JSON loader and the CSV's raw columns, so the three cannot drift.
+ */
+struct profile_counter {
+	const char *name;	/* JSON key and CSV header */
+	size_t offset;		/* of a uint64_t in struct profile_row */
+	bool column;		/* also a table column (the CSV has it) */
+};
+extern const struct profile_counter profile_counters[]; /* NULL-terminated */
+/* The value of a counter; an untimed row's min_ns reads 0, not UINT64_MAX. */
+uint64_t profile_counter_get(const struct profile_row *r,
+			     const struct profile_counter *c);
+
 /* Counts one error with its errno into a row. */
 void profile_row_add_errno(struct profile_row *r, int err, uint64_t n);
 
