@@ -2,7 +2,10 @@
 /*
  * Atomic output files: write a temporary file next to the target, fsync
  * it, rename it over the target.  A crash, Ctrl-C or kill -9 leaves either
- * the old file or the complete new one, never half of one.
+ * the old file or the complete new one, never half of one.  Only regular
+ * files are replaced that way: a device, FIFO or terminal (-o /dev/null,
+ * -o /dev/stdout) is written in place, and a symlink's target is replaced,
+ * not the link.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,40 +15,69 @@
 #include <unistd.h>
 #include "cli/cli.h"
 
-int outfile_open(struct outfile *out, const char *path)
+/* Writes straight into an existing non-regular file (a device, a FIFO). */
+static int open_in_place(struct outfile *out, const char *path)
 {
-	size_t len = strlen(path);
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0 || !(out->f = fdopen(fd, "w"))) {
+		int err = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return error("cannot write '%s': %s", path, strerror(err));
+	}
+	return 0;
+}
+
+/* A new temporary file next to out->path, mode as open(2) would give. */
+static int make_temp(struct outfile *out)
+{
+	size_t len = strlen(out->path);
 	mode_t mask;
 	int fd;
 
-	memset(out, 0, sizeof(*out));
-	out->path = strdup(path);
 	out->tmp = malloc(len + sizeof(".XXXXXX"));
-	if (!out->path || !out->tmp) {
-		outfile_abort(out);
-		return error("out of memory");
-	}
-	memcpy(out->tmp, path, len);
+	if (!out->tmp)
+		return -ENOMEM;
+	memcpy(out->tmp, out->path, len);
 	memcpy(out->tmp + len, ".XXXXXX", sizeof(".XXXXXX"));
 	/* O_CLOEXEC: the traced command must not inherit it. */
 	fd = mkostemp(out->tmp, O_CLOEXEC);
 	if (fd < 0) {
-		int err = errno;
-
 		free(out->tmp);
 		out->tmp = NULL;
-		outfile_abort(out);
-		return error("cannot write '%s': %s", path, strerror(err));
+		return -errno;
 	}
-	/* mkostemp makes 0600; give the file what open(2) would. */
 	mask = umask(0);
 	umask(mask);
 	fchmod(fd, 0666 & ~mask);
 	out->f = fdopen(fd, "w");
 	if (!out->f) {
 		close(fd);
+		return -errno;
+	}
+	return 0;
+}
+
+int outfile_open(struct outfile *out, const char *path)
+{
+	struct stat st;
+	char *real;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return open_in_place(out, path);
+	/* Through a symlink: replace the file it points to, not the link. */
+	real = realpath(path, NULL);
+	out->path = real ? real : strdup(path);
+	if (!out->path)
+		return error("out of memory");
+	err = make_temp(out);
+	if (err < 0) {
 		outfile_abort(out);
-		return error("cannot write '%s': %s", path, strerror(errno));
+		return error("cannot write '%s': %s", path, strerror(-err));
 	}
 	return 0;
 }
@@ -65,6 +97,14 @@ int outfile_commit(struct outfile *out)
 {
 	int err = 0;
 
+	if (!out->tmp) {	/* written in place */
+		err = fflush(out->f) || ferror(out->f) ? errno : 0;
+		fclose(out->f);
+		out->f = NULL;
+		if (err)
+			return error("cannot write output: %s", strerror(err));
+		return 0;
+	}
 	if (fflush(out->f) || ferror(out->f) || fsync(fileno(out->f)))
 		err = errno ? errno : EIO;
 	if (fclose(out->f) && !err)
