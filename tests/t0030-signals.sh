@@ -20,10 +20,20 @@ wait_for() {
 
 # guard PID: kills iotrace PID (PTRACE_O_EXITKILL takes its tracees with
 # it) if it still runs after 60 s, so a tracer that loses a signal fails
-# its test instead of hanging the suite or leaving processes behind.
+# its test instead of hanging the suite or leaving processes behind.  It
+# first shows where iotrace and its tracee are stuck.
 guard() {
-	( sleep 60; kill -KILL "$1" ) >/dev/null 2>&1 &
+	( sleep 60; show_stuck "$1"; kill -KILL "$1" ) 2>&1 &
 	watchdog=$!
+}
+
+show_stuck() {
+	echo "iotrace $1 still running after 60 s:"
+	ps -o pid,stat,wchan:24,args -p "$1"
+	for p in $(pgrep -P "$1"); do
+		ps -o pid,stat,wchan:24,args -p "$p" | tail -1
+		grep -E "^(State|SigPnd|ShdPnd|SigBlk|SigCgt)" /proc/$p/status
+	done
 }
 
 # finish PID: waits for the guarded job PID and returns its status.
