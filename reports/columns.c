@@ -255,28 +255,43 @@ const struct column table_columns[] = {
 	{ NULL, NULL, 0, false, false, NULL, NULL },
 };
 
-/* strace's -S words and their aliases. */
+/*
+ * strace's -S words and their aliases, as its man page lists them; strace
+ * takes '_' for '-' in every one (time_total, max_time).
+ */
 static const struct {
 	const char *alias, *name;
 } column_aliases[] = {
-	{ "time_total", "time" },	{ "total_time", "time" },
-	{ "time_percent", "percent" },	{ "avg_time", "avg-time" },
-	{ "time_avg", "avg-time" },	{ "count", "calls" },
+	{ "time-total", "time" },	{ "total-time", "time" },
+	{ "time-percent", "percent" },	{ "none", "nothing" },
+	{ "time-avg", "avg-time" },	{ "count", "calls" },
 	{ "error", "errors" },		{ "syscall", "name" },
-	{ "min_time", "min-time" },	{ "time_min", "min-time" },
-	{ "max_time", "max-time" },	{ "time_max", "max-time" },
+	{ "syscall-name", "name" },	{ "time-min", "min-time" },
+	{ "shortest", "min-time" },	{ "time-max", "max-time" },
+	{ "longest", "max-time" },
 };
+
+/* -S nothing: no column, rows stay in the order they were first seen. */
+static const struct column column_nothing = { .name = "nothing" };
 
 const struct column *column_find(const char *key)
 {
 	const struct column *c;
+	char word[32], *u;
 	size_t i;
 
+	if (snprintf(word, sizeof(word), "%s", key) >= (int)sizeof(word))
+		return NULL;
+	for (u = word; (u = strchr(u, '_')); u++)
+		*u = '-';
 	for (i = 0; i < sizeof(column_aliases) / sizeof(column_aliases[0]); i++)
-		if (!strcmp(key, column_aliases[i].alias))
-			key = column_aliases[i].name;
+		if (!strcmp(word, column_aliases[i].alias))
+			snprintf(word, sizeof(word), "%s",
+				 column_aliases[i].name);
+	if (!strcmp(word, column_nothing.name))
+		return &column_nothing;
 	for (c = table_columns; c->name; c++)
-		if (!strcmp(c->name, key))
+		if (!strcmp(c->name, word))
 			return c;
 	return NULL;
 }
@@ -310,6 +325,7 @@ const struct profile_row **profile_sorted(const struct profile *p,
 		v[i] = &p->rows[i];
 	sort_column = o && o->sort ? o->sort : column_find("time");
 	sort_opts = o;
-	qsort(v, p->nrows, sizeof(*v), cmp_rows);
+	if (sort_column->cmp)
+		qsort(v, p->nrows, sizeof(*v), cmp_rows);
 	return v;
 }

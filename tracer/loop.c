@@ -122,8 +122,9 @@ static void on_exec(struct loop *l, pid_t tid)
 	if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &former) < 0 ||
 	    (pid_t)former == tid)
 		return;
-	from = task_find(&l->tasks, (pid_t)former);
+	/* task_get() may grow the table: find from only after it. */
 	to = task_get(&l->tasks, tid);
+	from = task_find(&l->tasks, (pid_t)former);
 	if (from && to) {
 		*to = *from;
 		to->tid = tid;

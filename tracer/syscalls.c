@@ -108,14 +108,16 @@ const char *syscall_name(uint32_t arch, int nr, char *buf, size_t size)
 	uint32_t token = arch;
 	char *name;
 
-	if (arch == SCMP_ARCH_X86_64 && (nr & X32_SYSCALL_BIT))
+	/* A negative number (syscall(-1)) has the bit set too: not x32. */
+	if (arch == SCMP_ARCH_X86_64 && nr >= 0 && (nr & X32_SYSCALL_BIT))
 		token = SCMP_ARCH_X32;
 	name = seccomp_syscall_resolve_num_arch(token, nr);
 	if (name) {
 		snprintf(buf, size, "%s", name);
 		free(name);
 	} else {
-		snprintf(buf, size, "syscall_%d", nr & ~X32_SYSCALL_BIT);
+		snprintf(buf, size, "syscall_%d",
+			 token == SCMP_ARCH_X32 ? nr & ~X32_SYSCALL_BIT : nr);
 	}
 	return buf;
 }

@@ -1,0 +1,159 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The traced command sees exactly what it sees without iotrace:
+# environment, working directory, CPU affinity, resource limits, open
+# descriptors, signal dispositions and mask, umask; its output is
+# byte-identical.  And iotrace's memory does not grow with the number of
+# syscalls.
+. "$(dirname "$0")/lib.sh"
+
+# same_as_untraced CMD...: CMD's stdout, traced and untraced, is equal.
+same_as_untraced() {
+	"$@" >want 2>&1 &&
+	"$IOTRACE" -o t -- "$@" >got 2>&1 &&
+	test_cmp want got
+}
+
+sigstate() {
+	grep -E "^Sig(Ign|Blk|Cgt):" /proc/self/status
+}
+
+test_expect_success PTRACE 'environment is identical' '
+	same_as_untraced env &&
+	IOTRACE_TEST_VAR="a b
+c" same_as_untraced env &&
+	grep -q "^IOTRACE_TEST_VAR=a b$" got
+'
+
+test_expect_success PTRACE 'empty environment stays empty' '
+	env -i "$IOTRACE" -o t -- /usr/bin/env >got &&
+	! test -s got
+'
+
+test_expect_success PTRACE 'working directory is identical' '
+	mkdir -p "sub dir/x" && cd "sub dir/x" &&
+	same_as_untraced /bin/pwd -P &&
+	same_as_untraced /bin/pwd -L
+'
+
+test_expect_success PTRACE 'CPU affinity is identical' '
+	command -v taskset >/dev/null || exit 0
+	taskset -c 0 grep Cpus_allowed_list /proc/self/status >want &&
+	taskset -c 0 "$IOTRACE" -o t -- \
+		grep Cpus_allowed_list /proc/self/status >got &&
+	test_cmp want got &&
+	grep -q "	0$" got
+'
+
+test_expect_success PTRACE 'resource limits are identical' '
+	sh -c "ulimit -n 77; ulimit -s 4096; ulimit -a" >want &&
+	sh -c "ulimit -n 77; ulimit -s 4096;
+		\"\$IOTRACE\" -o t -- sh -c \"ulimit -a\"" >got &&
+	test_cmp want got &&
+	grep -q "77$" got
+'
+
+test_expect_success PTRACE 'nice value and umask are identical' '
+	( umask 027; nice -n 5 sh -c "umask; nice" ) >want &&
+	( umask 027; nice -n 5 "$IOTRACE" -o t -- sh -c "umask; nice" ) >got &&
+	test_cmp want got
+'
+
+# Both runs write to the same file name, so the listings can be equal.
+test_expect_success PTRACE 'open descriptors are identical' '
+	"$HELPERS/fdlist" >o 2>&1 && mv o want &&
+	"$IOTRACE" -o t -- "$HELPERS/fdlist" >o 2>&1 && mv o got &&
+	test_cmp want got
+'
+
+test_expect_success PTRACE 'extra inherited descriptors are kept, -o is not' '
+	exec 7>seven 9<seven &&
+	"$HELPERS/fdlist" >o && mv o want &&
+	"$IOTRACE" -o t -- "$HELPERS/fdlist" >o && mv o got &&
+	test_cmp want got &&
+	grep -q "^7 .*/seven " got && grep -q "^9 .*/seven " got &&
+	! grep -q "/t\." got	# the -o temporary file
+'
+
+test_expect_success PTRACE 'signal dispositions and mask are identical' '
+	sigstate >want &&
+	"$IOTRACE" -o t -- grep -E "^Sig(Ign|Blk|Cgt):" /proc/self/status \
+		>got && test_cmp want got
+'
+
+test_expect_success PTRACE 'defaults everywhere: identical' '
+	"$HELPERS/sigdfl" grep -E "^Sig(Ign|Blk|Cgt):" /proc/self/status \
+		>want &&
+	"$HELPERS/sigdfl" "$IOTRACE" -o t -- \
+		grep -E "^Sig(Ign|Blk|Cgt):" /proc/self/status >got &&
+	test_cmp want got &&
+	grep -q "^SigIgn:	0*$" got
+'
+
+# SIGINT ignored (nohup, a background job): iotrace must not let its own
+# handling of SIGINT leak into the command.
+for ign in INT TERM HUP QUIT PIPE; do
+	test_expect_success PTRACE "SIG$ign ignored: still ignored in command" "
+		\"\$HELPERS/sigdfl\" -i $ign grep -E '^Sig(Ign|Blk|Cgt):' \
+			/proc/self/status >want &&
+		\"\$HELPERS/sigdfl\" -i $ign \"\$IOTRACE\" -o t -- \
+			grep -E '^Sig(Ign|Blk|Cgt):' /proc/self/status >got &&
+		test_cmp want got &&
+		! grep -q '^SigIgn:	0*\$' got
+	"
+done
+
+test_expect_success PTRACE 'blocked signals stay blocked in the command' '
+	"$HELPERS/sigdfl" -b USR1 -b INT -b TERM -b HUP \
+		grep -E "^Sig(Ign|Blk|Cgt):" /proc/self/status >want &&
+	"$HELPERS/sigdfl" -b USR1 -b INT -b TERM -b HUP "$IOTRACE" -o t -- \
+		grep -E "^Sig(Ign|Blk|Cgt):" /proc/self/status >got &&
+	test_cmp want got &&
+	grep -q "^SigBlk:	0*4203$" got
+'
+
+test_expect_success PTRACE 'stdout is byte-identical (gzip, tar, dd)' '
+	seq 1 20000 >in &&
+	gzip -c in >want.gz && "$IOTRACE" -o t -- gzip -c in >got.gz &&
+	cmp want.gz got.gz &&
+	tar cf - in | md5sum >want && "$IOTRACE" -o t -- tar cf - in |
+		md5sum >got && test_cmp want got &&
+	dd if=in bs=333 2>/dev/null >want &&
+	"$IOTRACE" -o t -- dd if=in bs=333 2>/dev/null >got &&
+	cmp want got
+'
+
+test_expect_success PTRACE 'files written are byte-identical' '
+	seq 1 20000 >in &&
+	cp in want && "$IOTRACE" -o t -- cp in got && cmp want got &&
+	sort -r in >want && "$IOTRACE" -o t -- sort -r -o got in &&
+	cmp want got
+'
+
+test_expect_success PTRACE 'stdin passes through' '
+	seq 1 1000 >in &&
+	"$IOTRACE" -o t -- wc -l <in >got && echo 1000 >want &&
+	test_cmp want got
+'
+
+# Max RSS of iotrace itself (GNU time reports the waited-for process),
+# 10k against 1M syscalls: any per-syscall storage, even 8 bytes a call,
+# grows the second run by megabytes; the bound allows 2 MiB of noise.
+# The 1M run takes about 15 s (two ptrace stops a syscall); no time is
+# asserted.
+rss_prereq=PTRACE
+test -x /usr/bin/time || rss_prereq=PTRACE,GNU_TIME
+test_expect_success $rss_prereq 'memory does not grow with syscalls' '
+	long=1000000
+	/usr/bin/time -f %M -o small "$IOTRACE" -o t1 -- \
+		"$HELPERS/spin" 10000 &&
+	/usr/bin/time -f %M -o big "$IOTRACE" -o t2 -- \
+		"$HELPERS/spin" $long &&
+	table_counts t1 | grep -q "^getppid 10000 0$" &&
+	table_counts t2 | grep -q "^getppid $long 0$" &&
+	small=$(tail -1 small) && big=$(tail -1 big) &&
+	echo "max RSS: 10000 syscalls $small KiB, $long syscalls $big KiB" &&
+	test "$big" -le $((small + 2048))
+'
+
+test_done
