@@ -366,14 +366,24 @@ int cmd_sweep(struct cli_opts *o, int argc, char **argv)
 	    (so.svg && outfile_open(&svg, so.svg) < 0))
 		goto out_free;
 	for (i = 0; i < so.nvalues; i++, s.npoints++) {
+		/* Ctrl-C: stop here, and print the points already measured. */
+		if (tracer_pending_signal())
+			break;
 		if (run_point(o, &so, kind, i, &s.points[i], &median) < 0)
-			goto out_free;
+			break;
 		err = so.save_dir ? save_point(o, &so, so.values[i], &median) : 0;
 		profile_release(&median);
 		if (err < 0)
-			goto out_free;
+			break;
 	}
-	status = render_outputs(o, &so, &s, &out, &svg) < 0 ? 1 : 0;
+	if (s.npoints)
+		status = render_outputs(o, &so, &s, &out, &svg) < 0 ? 1 : 0;
+	if (s.npoints < so.nvalues) {
+		error("sweep stopped after %zu of %zu points", s.npoints,
+		      so.nvalues);
+		status = tracer_pending_signal() ? 128 + tracer_pending_signal()
+						 : 1;
+	}
 out_free:
 	outfile_abort(&out);
 	outfile_abort(&svg);

@@ -82,7 +82,7 @@ static void calibrate(const struct cli_opts *o, struct profile *p)
 	if (o->count_only)
 		return;
 	err = tracer_calibrate(&o->tracer, &p->overhead_ns);
-	if (err < 0)
+	if (err < 0 && !tracer_pending_signal())
 		error("calibration failed (%s): times are not corrected",
 		      strerror(-err));
 	else
@@ -102,6 +102,9 @@ int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 		return error("out of memory");
 	tracer_signals_init();
 	calibrate(o, p);
+	if (tracer_pending_signal())
+		return error("SIG%s before '%s' started: nothing run",
+			     sigabbrev_np(tracer_pending_signal()), argv[0]);
 	/* -e trace= hides the closes: a cache could not be trusted. */
 	sctx.p = p;
 	sctx.fds = fd_cache_new(p->native_arch, !o->tracer.trace);
@@ -128,8 +131,11 @@ int trace_and_report(struct cli_opts *o, const struct tracer_child *child,
 	if (open_outputs(o, &out, &save) < 0)
 		return 1;
 	if (trace_collect(o, child, argc, argv, &p) < 0 ||
-	    (before && before(&p, arg) < 0))
+	    (before && before(&p, arg) < 0)) {
+		if (tracer_pending_signal())
+			status = 128 + tracer_pending_signal();
 		goto out_release;
+	}
 	status = exit_status_of(&p);
 	if (write_outputs(o, &p, &out, &save) < 0 && !status)
 		status = 1;

@@ -22,6 +22,7 @@
 #include "tracer/tracer-int.h"
 
 volatile sig_atomic_t tracer_fatal_signal;
+static volatile sig_atomic_t tracer_interrupt;
 volatile sig_atomic_t tracer_leader;
 
 /* Signals whose disposition iotrace changes while it traces. */
@@ -45,8 +46,21 @@ static void on_fatal_signal(int sig)
 /*
  * SIGINT and SIGQUIT from the terminal reach the whole foreground group:
  * the command decides what they do, and iotrace stays to print the table
- * of what ran.  Signals the user had iotrace ignore (nohup) stay ignored.
+ * of what ran.  iotrace only notes them: one that comes before the command
+ * has started (during calibration) or between the runs of a sweep means
+ * the user wants to stop.  Signals the user had iotrace ignore (nohup)
+ * stay ignored.
  */
+static void on_interrupt(int sig)
+{
+	tracer_interrupt = sig;
+}
+
+int tracer_pending_signal(void)
+{
+	return tracer_fatal_signal ? tracer_fatal_signal : tracer_interrupt;
+}
+
 void tracer_signals_init(void)
 {
 	static bool done;	/* a second call must not save our own state */
@@ -67,7 +81,7 @@ void tracer_signals_init(void)
 		sigemptyset(&sa.sa_mask);
 		/* No SA_RESTART: waitpid returns EINTR to the stop loop. */
 		sa.sa_handler = (sig == SIGTERM || sig == SIGHUP) ?
-				on_fatal_signal : SIG_IGN;
+				on_fatal_signal : on_interrupt;
 		sigaction(sig, &sa, NULL);
 	}
 }
