@@ -105,9 +105,9 @@ int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 	if (tracer_pending_signal())
 		return error("SIG%s before '%s' started: nothing run",
 			     sigabbrev_np(tracer_pending_signal()), argv[0]);
-	/* -e trace= hides the closes: a cache could not be trusted. */
+	/* The tracer shows the cache every close, even under -e trace=. */
 	sctx.p = p;
-	sctx.fds = fd_cache_new(p->native_arch, !o->tracer.trace);
+	sctx.fds = fd_cache_new(p->native_arch, true);
 	err = tracer_run(&o->tracer, child, &sink, &res);
 	fd_cache_free(sctx.fds);
 	if (err < 0 && !res.exited)

@@ -238,6 +238,8 @@ int profile_add_files(struct profile *p, struct fd_cache *c,
 	if (!c)
 		return 0;
 	fd_cache_event(c, ev);
+	if (ev->flags & EVF_HIDDEN)
+		return 0;
 	r = profile_event_row(p, ev);
 	if (!r)
 		return -ENOMEM;

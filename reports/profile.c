@@ -249,9 +249,12 @@ static void add_io(struct profile_row *r, const struct tracer_event *ev)
 
 int profile_add(struct profile *p, const struct tracer_event *ev)
 {
-	struct profile_row *r = profile_event_row(p, ev);
+	struct profile_row *r;
 	uint64_t raw, ns;
 
+	if (ev->flags & EVF_HIDDEN)
+		return 0;
+	r = profile_event_row(p, ev);
 	if (!r)
 		return -ENOMEM;
 	r->calls++;

@@ -13,8 +13,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <seccomp.h>
 #include <stdlib.h>
-#include "tracer/tracer.h"
+#include "tracer/tracer-int.h"
 
 #define FD_SETS 1024		/* power of two */
 #define FD_WAYS 4
@@ -75,6 +76,18 @@ static const struct {
 	{ "open_tree", FA_RET },	{ "fsopen", FA_RET },
 	{ "fsmount", FA_RET },		{ "fspick", FA_RET },
 };
+
+void fd_mark_tracked(uint8_t *actions, uint32_t arch)
+{
+	size_t i;
+	int nr;
+
+	for (i = 0; i < sizeof(fd_actions) / sizeof(fd_actions[0]); i++) {
+		nr = seccomp_syscall_resolve_name_arch(arch, fd_actions[i].name);
+		if (nr >= 0 && nr < SYSCALL_SET_MAX && actions[nr] == ACT_SKIP)
+			actions[nr] = ACT_TRACK;
+	}
+}
 
 struct fd_cache *fd_cache_new(uint32_t native_arch, bool sees_all)
 {

@@ -68,7 +68,7 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 	if (act & ACT_COUNT)
 		emit(l, t, 0, EVF_COUNT_ONLY, now);
 	/* The exit stop is wanted for timing or for a pinning fix-up. */
-	t->in_syscall = (act & (ACT_TIME | ACT_FIXUP)) != 0;
+	t->in_syscall = (act & (ACT_TIME | ACT_FIXUP | ACT_TRACK)) != 0;
 }
 
 static void on_exit_stop(struct loop *l, struct task *t, int64_t ret,
@@ -82,6 +82,8 @@ static void on_exit_stop(struct loop *l, struct task *t, int64_t ret,
 		pin_fixup(&l->pin, t->tid, t->nr, t->args, ret);
 	if (t->act & ACT_TIME)
 		emit(l, t, ret, 0, now);
+	else if (t->act & ACT_TRACK)
+		emit(l, t, ret, EVF_HIDDEN, now);
 }
 
 static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)

@@ -59,6 +59,9 @@ static void fill_actions(uint8_t *actions, uint32_t arch,
 	if (!arch)
 		return;
 	mark(actions, arch, never_return, ACT_SKIP, 0xff);
+	/* The fd cache understands native calls only. */
+	if (arch == seccomp_arch_native())
+		fd_mark_tracked(actions, arch);
 	if (opts->pin)
 		mark(actions, arch, pin_sensitive, ACT_FIXUP, 0);
 }

@@ -27,6 +27,8 @@ enum {
 	ACT_COUNT = 1,		/* count at entry, no exit stop */
 	ACT_TIME = 2,		/* count and time: entry and exit stops */
 	ACT_FIXUP = 4,		/* exit stop needed for pinning (pin.c) */
+	ACT_TRACK = 8,		/* untraced, but changes fd tables: its exit
+				   goes out as a hidden event (fds.c) */
 };
 
 /* The actions for every syscall, and the filter that encodes them. */
@@ -48,6 +50,13 @@ static inline uint8_t plan_action(const struct plan *pl, uint32_t arch, int nr)
 
 	return nr >= 0 && nr < SYSCALL_SET_MAX ? a[nr] : ACT_TIME;
 }
+
+/*
+ * Marks ACT_TRACK on the syscalls the fd cache must see (close, dup2,
+ * openat...) where the plan would skip them: a cache that missed a close
+ * could name the wrong file.
+ */
+void fd_mark_tracked(uint8_t *actions, uint32_t arch);
 
 /* Forks the child and seizes it, stopped; returns its pid or -errno. */
 pid_t tracer_spawn(const struct tracer_opts *opts, const struct plan *pl,

@@ -21,6 +21,8 @@
 /* Flags of an event. */
 enum {
 	EVF_COUNT_ONLY = 1 << 0, /* no exit stop was taken: ret, times unknown */
+	EVF_HIDDEN = 1 << 1,	/* outside -e trace=, seen only to keep the fd
+				   cache right: never counted */
 };
 
 struct tracer_event {

@@ -89,9 +89,12 @@ int main(int argc, char **argv)
 	}
 	if (timed && !(samples = malloc(count * sizeof(*samples))))
 		return 1;
-	for (i = 0; i < threads; i++)
+	/* One writer runs in main: no thread, so the process stays one task. */
+	if (threads == 1)
+		writer(NULL);
+	for (i = 0; threads > 1 && i < threads; i++)
 		pthread_create(&tids[i], NULL, writer, NULL);
-	for (i = 0; i < threads; i++)
+	for (i = 0; threads > 1 && i < threads; i++)
 		pthread_join(tids[i], NULL);
 	if (timed)
 		report();
