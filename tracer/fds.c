@@ -77,15 +77,24 @@ static const struct {
 	{ "fsmount", FA_RET },		{ "fspick", FA_RET },
 };
 
+/*
+ * Only the calls that free or change an fd need to be seen: a number
+ * comes back from open, socket or dup only after one of them freed it.
+ */
 void fd_mark_tracked(uint8_t *actions, uint32_t arch)
 {
 	size_t i;
 	int nr;
 
 	for (i = 0; i < sizeof(fd_actions) / sizeof(fd_actions[0]); i++) {
+		if (fd_actions[i].action == FA_RET)
+			continue;
 		nr = seccomp_syscall_resolve_name_arch(arch, fd_actions[i].name);
-		if (nr >= 0 && nr < SYSCALL_SET_MAX && actions[nr] == ACT_SKIP)
-			actions[nr] = ACT_TRACK;
+		if (nr < 0 || nr >= SYSCALL_SET_MAX || actions[nr] != ACT_SKIP)
+			continue;
+		/* Only a new task's tid needs the return value. */
+		actions[nr] = fd_actions[i].action == FA_CHILD ? ACT_TRACK :
+			      ACT_TRACK_ENTRY;
 	}
 }
 

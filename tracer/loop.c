@@ -67,6 +67,8 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 	t->entry_ns = now;
 	if (act & ACT_COUNT)
 		emit(l, t, 0, EVF_COUNT_ONLY, now);
+	if (act & ACT_TRACK_ENTRY)
+		emit(l, t, 0, EVF_COUNT_ONLY | EVF_HIDDEN, now);
 	/* The exit stop is wanted for timing or for a pinning fix-up. */
 	t->in_syscall = (act & (ACT_TIME | ACT_FIXUP | ACT_TRACK)) != 0;
 }

@@ -39,6 +39,20 @@ static void mark(uint8_t *actions, uint32_t arch, const char *const *names,
 	}
 }
 
+/* Whether any call that moves data (%io) is traced: files to attribute. */
+static bool moves_data(const uint8_t *actions, uint32_t arch)
+{
+	struct syscall_set io;
+	char bad[8];
+	int nr;
+
+	syscall_set_parse(&io, "%io", bad, sizeof(bad));
+	for (nr = 0; nr < SYSCALL_SET_MAX; nr++)
+		if (actions[nr] != ACT_SKIP && syscall_set_has(&io, arch, nr))
+			return true;
+	return false;
+}
+
 /*
  * By number, with no name lookups (a name per number costs milliseconds
  * in libseccomp): numbers no name knows get what "all" gives them.
@@ -60,7 +74,7 @@ static void fill_actions(uint8_t *actions, uint32_t arch,
 		return;
 	mark(actions, arch, never_return, ACT_SKIP, 0xff);
 	/* The fd cache understands native calls only. */
-	if (arch == seccomp_arch_native())
+	if (arch == seccomp_arch_native() && moves_data(actions, arch))
 		fd_mark_tracked(actions, arch);
 	if (opts->pin)
 		mark(actions, arch, pin_sensitive, ACT_FIXUP, 0);
@@ -91,13 +105,13 @@ const char *tracer_seccomp_unusable(const struct tracer_opts *opts)
 /* The action most syscalls get is the filter's default; rules for the rest. */
 static uint8_t most_common(const uint8_t *actions)
 {
-	unsigned counts[8] = { 0 };
+	unsigned counts[32] = { 0 };
 	uint8_t best = 0;
 	int nr;
 
 	for (nr = 0; nr < SYSCALL_SET_MAX; nr++)
-		counts[actions[nr] & 7]++;
-	for (nr = 1; nr < 8; nr++)
+		counts[actions[nr] & 31]++;
+	for (nr = 1; nr < 32; nr++)
 		if (counts[nr] > counts[best])
 			best = (uint8_t)nr;
 	return best;

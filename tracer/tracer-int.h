@@ -29,6 +29,8 @@ enum {
 	ACT_FIXUP = 4,		/* exit stop needed for pinning (pin.c) */
 	ACT_TRACK = 8,		/* untraced, but changes fd tables: its exit
 				   goes out as a hidden event (fds.c) */
+	ACT_TRACK_ENTRY = 16,	/* the same, seen at entry (one stop): what
+				   it frees is known from its arguments */
 };
 
 /* The actions for every syscall, and the filter that encodes them. */
@@ -53,8 +55,8 @@ static inline uint8_t plan_action(const struct plan *pl, uint32_t arch, int nr)
 
 /*
  * Marks ACT_TRACK on the syscalls the fd cache must see (close, dup2,
- * openat...) where the plan would skip them: a cache that missed a close
- * could name the wrong file.
+ * execve, clone...) where the plan would skip them: a cache that missed a
+ * close could name the wrong file.
  */
 void fd_mark_tracked(uint8_t *actions, uint32_t arch);
 
