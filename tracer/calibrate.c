@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include "tracer/tracer-int.h"
 
-#define CALIB_CALLS 200
+#define CALIB_CALLS 64
 
 struct samples {
 	uint64_t ns[CALIB_CALLS];
