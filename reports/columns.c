@@ -185,33 +185,6 @@ static void text_pct(char *b, size_t n, const struct profile_row *r,
 			 (profile_row_percentile(r, q) / 1000));
 }
 
-static void text_p50(char *b, size_t n, const struct profile_row *r,
-		     const struct profile_totals *t,
-		     const struct report_opts *o)
-{
-	(void)t;
-	(void)o;
-	text_pct(b, n, r, 50);
-}
-
-static void text_p90(char *b, size_t n, const struct profile_row *r,
-		     const struct profile_totals *t,
-		     const struct report_opts *o)
-{
-	(void)t;
-	(void)o;
-	text_pct(b, n, r, 90);
-}
-
-static void text_p99(char *b, size_t n, const struct profile_row *r,
-		     const struct profile_totals *t,
-		     const struct report_opts *o)
-{
-	(void)t;
-	(void)o;
-	text_pct(b, n, r, 99);
-}
-
 static int cmp_pct(const struct profile_row *a, const struct profile_row *b,
 		   double q)
 {
@@ -219,26 +192,27 @@ static int cmp_pct(const struct profile_row *a, const struct profile_row *b,
 		       profile_row_percentile(b, q));
 }
 
-static int cmp_p50(const struct profile_row *a, const struct profile_row *b,
-		   const struct report_opts *o)
-{
-	(void)o;
-	return cmp_pct(a, b, 50);
+/* The text and sort functions of the percentile column pQ. */
+#define PERCENTILE_COLUMN(q)						\
+static void text_p##q(char *b, size_t n, const struct profile_row *r,	\
+		      const struct profile_totals *t,			\
+		      const struct report_opts *o)			\
+{									\
+	(void)t;							\
+	(void)o;							\
+	text_pct(b, n, r, q);						\
+}									\
+static int cmp_p##q(const struct profile_row *a,			\
+		    const struct profile_row *b,			\
+		    const struct report_opts *o)			\
+{									\
+	(void)o;							\
+	return cmp_pct(a, b, q);					\
 }
 
-static int cmp_p90(const struct profile_row *a, const struct profile_row *b,
-		   const struct report_opts *o)
-{
-	(void)o;
-	return cmp_pct(a, b, 90);
-}
-
-static int cmp_p99(const struct profile_row *a, const struct profile_row *b,
-		   const struct report_opts *o)
-{
-	(void)o;
-	return cmp_pct(a, b, 99);
-}
+PERCENTILE_COLUMN(50)
+PERCENTILE_COLUMN(90)
+PERCENTILE_COLUMN(99)
 
 const struct column table_columns[] = {
 	{ "percent", "% time", 6, true, true, text_percent, cmp_time },
