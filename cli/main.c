@@ -75,6 +75,8 @@ static void print_help(void)
 	       "                     always printed, its time always wall-clock\n"
 	       "      --histogram    print a latency histogram per syscall\n"
 	       "      --no-findings  leave out the findings after the tables\n"
+	       "      --truth        run: first untraced and self-timed, then\n"
+	       "                     traced; show both times side by side\n"
 	       "  -h, --help         this help\n"
 	       "  -V, --version      print the version\n\n"
 	       "Classes for -e trace=:");
