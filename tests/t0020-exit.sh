@@ -101,4 +101,11 @@ test_expect_success PTRACE 'command found through PATH runs' '
 	( PATH=$PWD/bin:$PATH "$IOTRACE" -o t -- mine ); test $? = 42
 '
 
+test_expect_success PTRACE 'a script without #! runs through /bin/sh, as execvp does' '
+	printf "echo from-sh\nexit 7\n" >plain.sh && chmod +x plain.sh &&
+	{ "$IOTRACE" -o t -- ./plain.sh >out; test $? = 7; } &&
+	echo from-sh >expect && test_cmp expect out &&
+	grep -E " 2 +1 execve$" t
+'
+
 test_done

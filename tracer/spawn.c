@@ -97,12 +97,29 @@ static void restore_signals(void)
 	sigprocmask(SIG_SETMASK, &saved_mask, NULL);
 }
 
+/*
+ * Like execvp: a file the kernel will not run (ENOEXEC: a script without
+ * #!) is run by /bin/sh.  No allocation: the child is between fork and
+ * exec.
+ */
 int tracer_exec_child(void *arg)
 {
 	char **argv = arg;
+	size_t n = 0;
 
 	execv(argv[0], argv);
-	return 127;
+	if (errno == ENOEXEC) {
+		while (argv[n])
+			n++;
+		{
+			char *sh_argv[n + 2];
+
+			sh_argv[0] = (char *)"sh";
+			memcpy(sh_argv + 1, argv, (n + 1) * sizeof(*argv));
+			execv("/bin/sh", sh_argv);
+		}
+	}
+	return errno == EACCES ? 126 : 127;
 }
 
 static int check_executable(const char *path)
