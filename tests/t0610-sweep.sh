@@ -55,6 +55,18 @@ test_expect_success PTRACE 'sweep: a misaligned O_DIRECT point has the EINVAL fi
 	! grep "bs=512: .*EINVAL" t.txt
 '
 
+test_expect_success PTRACE 'sweep run dd: the misaligned O_DIRECT point, and only it, has EINVAL' '
+	probe=$(dd if=/dev/zero of=probe bs=1130 count=1 oflag=direct 2>&1) && exit 0
+	echo "$probe" | grep -q "Invalid argument" || exit 0
+	"$IOTRACE" sweep --repeat 1 bs=512,1130,4096 run dd size=64K \
+		of=direct.out oflag=direct >t.txt 2>/dev/null &&
+	sweep_calls t.txt >actual &&
+	printf "%s\n" "512 129" "1130 4" "4096 17" >expect &&
+	test_cmp expect actual &&
+	grep "bs=1130: write to .*direct.out failed 1 time with EINVAL: O_DIRECT needs sizes that are multiples of 512 (each call asked 1,130 bytes)" t.txt &&
+	test $(grep -c "EINVAL" t.txt) = 1
+'
+
 test_expect_success PTRACE 'sweep --svg writes a well-formed SVG' '
 	"$IOTRACE" sweep --repeat 1 --svg chart.svg bs=512,4K -- \
 		dd if=/dev/zero of=out bs={} count=10 >/dev/null 2>&1 &&
