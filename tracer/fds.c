@@ -192,56 +192,32 @@ static void forget_range(struct fd_cache *c, uint64_t first, uint64_t last)
 }
 
 /*
- * A call counted without an exit stop has no return value: assume the
- * fds in its arguments changed, and when the changed fd is the return
- * value, that any fd may have: forget everything.
+ * The fd a call returned, forgotten; a call counted without an exit stop
+ * has no return value, so then any fd may have changed: forget them all.
  */
-static void count_only_event(struct fd_cache *c, enum fd_action a,
-			     const struct tracer_event *ev)
+static void forget_returned(struct fd_cache *c, const struct tracer_event *ev)
 {
-	switch (a) {
-	case FA_NONE:
-		break;
-	case FA_ARG0:
-		fd_cache_forget_fd(c, (int)ev->args[0]);
-		break;
-	case FA_ARG1:
-		fd_cache_forget_fd(c, (int)ev->args[1]);
-		break;
-	case FA_EXEC:
-		fd_cache_forget_tid(c, ev->tid);
-		break;
-	case FA_FCNTL:
-		if (ev->args[1] == F_SETFL)
-			fd_cache_forget_fd(c, (int)ev->args[0]);
-		else if (ev->args[1] == F_DUPFD ||
-			 ev->args[1] == F_DUPFD_CLOEXEC)
-			c->epoch++;
-		break;
-	default:
+	if (ev->flags & EVF_COUNT_ONLY)
 		c->epoch++;
-		break;
-	}
+	else
+		fd_cache_forget_fd(c, (int)ev->ret);
 }
 
 void fd_cache_event(struct fd_cache *c, const struct tracer_event *ev)
 {
+	bool known = !(ev->flags & EVF_COUNT_ONLY);
 	enum fd_action a;
 
 	if (ev->arch != c->native_arch || ev->nr < 0 ||
 	    ev->nr >= SYSCALL_SET_MAX)
 		return;
 	a = (enum fd_action)c->action[ev->nr];
-	if (ev->flags & EVF_COUNT_ONLY) {
-		count_only_event(c, a, ev);
-		return;
-	}
 	/* A failed close may still have freed the fd (EINTR): forget it. */
-	if (a == FA_NONE || (ev->ret < 0 && a != FA_ARG0))
+	if (a == FA_NONE || (known && ev->ret < 0 && a != FA_ARG0))
 		return;
 	switch (a) {
 	case FA_RET:
-		fd_cache_forget_fd(c, (int)ev->ret);
+		forget_returned(c, ev);
 		break;
 	case FA_ARG0:
 		fd_cache_forget_fd(c, (int)ev->args[0]);
@@ -256,12 +232,14 @@ void fd_cache_event(struct fd_cache *c, const struct tracer_event *ev)
 		fd_cache_forget_tid(c, ev->tid);
 		break;
 	case FA_CHILD:
-		if (ev->ret > 0)
+		if (!known)
+			c->epoch++;
+		else if (ev->ret > 0)
 			fd_cache_forget_tid(c, (pid_t)ev->ret);
 		break;
 	case FA_FCNTL:
 		if (ev->args[1] == F_DUPFD || ev->args[1] == F_DUPFD_CLOEXEC)
-			fd_cache_forget_fd(c, (int)ev->ret);
+			forget_returned(c, ev);
 		else if (ev->args[1] == F_SETFL)
 			fd_cache_forget_fd(c, (int)ev->args[0]);
 		break;
