@@ -9,6 +9,7 @@
 #include <string.h>
 #include "reports/profile.h"
 #include "tap.h"
+#include "profile-fixtures.h"
 
 static const struct report_opts opts = { .findings = true };
 
@@ -22,16 +23,6 @@ static struct profile_row *row(struct profile *p, const char *name,
 	r->bytes_done = bytes;
 	r->time_ns = r->raw_time_ns = ns;
 	return r;
-}
-
-static uint32_t file(struct profile *p, const char *path, unsigned kind,
-		     unsigned flags, uint32_t blksize, uint32_t lbs)
-{
-	struct profile_file f = { .kind = kind, .flags = flags,
-				  .blksize = blksize, .lbs = lbs };
-
-	snprintf(f.path, sizeof(f.path), "%s", path);
-	return (uint32_t)profile_file_get(p, &f);
 }
 
 /* An io row of every call asking `size` bytes, all moved. */

@@ -9,16 +9,7 @@
 #include <string.h>
 #include "reports/profile.h"
 #include "tap.h"
-
-static uint32_t file(struct profile *p, const char *path, unsigned kind,
-		     unsigned flags, uint32_t blksize, uint32_t lbs)
-{
-	struct profile_file f = { .kind = kind, .flags = flags,
-				  .blksize = blksize, .lbs = lbs };
-
-	snprintf(f.path, sizeof(f.path), "%s", path);
-	return (uint32_t)profile_file_get(p, &f);
-}
+#include "profile-fixtures.h"
 
 static uint32_t row_of(struct profile *p, const char *name)
 {

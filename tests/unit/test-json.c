@@ -13,6 +13,7 @@
 #include <string.h>
 #include "reports/load.h"
 #include "tap.h"
+#include "profile-fixtures.h"
 
 static void add(struct profile *p, const char *name, int64_t ret,
 		uint64_t ns, uint64_t size)
@@ -24,16 +25,6 @@ static void add(struct profile *p, const char *name, int64_t ret,
 
 	ev.args[2] = size;
 	profile_add(p, &ev);
-}
-
-static uint32_t file(struct profile *p, const char *path, unsigned kind,
-		     unsigned flags, uint32_t blksize, uint32_t lbs)
-{
-	struct profile_file f = { .kind = kind, .flags = flags,
-				  .blksize = blksize, .lbs = lbs };
-
-	snprintf(f.path, sizeof(f.path), "%s", path);
-	return (uint32_t)profile_file_get(p, &f);
 }
 
 /* n calls of a syscall on (f, f2): its syscalls row and its io row. */
