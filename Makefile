@@ -37,7 +37,7 @@ Q := @
 QCC = @echo '  CC      $@';
 endif
 
-LIB_SRCS := $(wildcard tracer/*.c reports/*.c workloads/*.c)
+LIB_SRCS := $(wildcard tracer/*.c reports/*/*.c workloads/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=build/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=build/%.o)
@@ -91,7 +91,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/iotrace $(DESTDIR)$(MANDIR)/man1/iotrace.1
 
 style:
-	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) */*.h
+	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) */*.h reports/*/*.h
 
 lint: | build/config.mk
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -I. -D_GNU_SOURCE tracer reports workloads cli
@@ -127,7 +127,7 @@ build/helpers/%.so: tests/helpers/preload/%.c | build/config.mk
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-# No ptrace code: syscall names, and the fd cache reports/files.c links to.
+# No ptrace code: syscall names, and the fd cache reports/profile/files.c links to.
 FUZZ_SRCS := $(filter-out tracer/%,$(LIB_SRCS)) tracer/syscalls.c tracer/fds.c \
 	tracer/fdinfo.c
 

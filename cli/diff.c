@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "reports/diff.h"
+#include "reports/compare/compare.h"
 
 static const struct option diff_options[] = {
 	{ "format", required_argument, NULL, REPORT_OPT_FORMAT },

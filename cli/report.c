@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "reports/load.h"
+#include "reports/profile/profile.h"
 
 int cli_load(struct profile *p, const char *path)
 {

@@ -6,7 +6,7 @@
 SRC=$TESTS_DIR/..
 
 project_sources() {
-	ls "$SRC"/tracer/*.[ch] "$SRC"/reports/*.[ch] "$SRC"/cli/*.[ch] \
+	ls "$SRC"/tracer/*.[ch] "$SRC"/reports/*/*.[ch] "$SRC"/cli/*.[ch] \
 		"$SRC"/workloads/*.[ch] 2>/dev/null
 }
 

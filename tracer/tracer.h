@@ -2,7 +2,7 @@
 /*
  * The tracer: runs a child under ptrace and reports every completed system
  * call as a plain event.  It knows nothing about tables or statistics; the
- * caller aggregates events (reports/profile.h).
+ * caller aggregates events (reports/profile/profile.h).
  *
  * Life of a run: tracer_run() forks, the child restores the signal state
  * iotrace changed, stops itself, is seized, then calls child->run() (which

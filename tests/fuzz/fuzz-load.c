@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "reports/load.h"
+#include "reports/profile/profile.h"
 
 static void render_all(const struct profile *p)
 {

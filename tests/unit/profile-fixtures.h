@@ -7,7 +7,7 @@
 #define IOTRACE_PROFILE_FIXTURES_H
 
 #include <stdio.h>
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 /* The index of a file row of p, added as profile_file_get() adds it. */
 static inline uint32_t file(struct profile *p, const char *path,

@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 #include <string.h>
-#include "reports/diff.h"
+#include "reports/compare/compare.h"
 #include "tap.h"
 
 static void row(struct profile *p, const char *name, uint64_t calls,

@@ -11,7 +11,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/load.h"
+#include <jansson.h>
+#include "reports/profile/profile.h"
 #include "tap.h"
 #include "profile-fixtures.h"
 

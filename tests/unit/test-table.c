@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
-#include "reports/profile.h"
+#include "reports/render/render.h"
 #include "tests/unit/tap.h"
 
 struct fixed_row {

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 #define TINY_MIN_CALLS 1000	/* fewer calls cannot cost much */
 #define SUGGESTED_BUF 65536	/* the buffer the tiny-io rule suggests */

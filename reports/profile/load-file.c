@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "reports/load.h"
+#include "reports/profile/profile-int.h"
 
 int load_fail(struct load_error *e, unsigned long line, const char *fmt, ...)
 {

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <time.h>
 #include "tracer/tracer.h"
 
@@ -237,106 +238,45 @@ const char *profile_file_notes(const struct profile_file *f, char *buf,
  */
 uint64_t profile_row_percentile(const struct profile_row *r, double q);
 
-/* --- rendering --- */
+/*
+ * --- persistence (json.c, load*.c, strace-load.c) ---
+ * Reading saved runs back into a struct profile: iotrace's own JSON
+ * (schema "iotrace/1") and the text table of `strace -c`, found at the end
+ * of a longer log if need be.  Input is untrusted: every loader either
+ * fills the whole profile or returns -1 with the line and a one-phrase
+ * reason in struct load_error, leaving the profile empty.  Only cli/
+ * prints the message.
+ */
+/* Largest JSON profile read: real ones are a few hundred KiB at most. */
+#define LOAD_JSON_MAX (16u << 20)
+/* Longest line of an strace table; longer lines of a log are skipped. */
+#define LOAD_LINE_MAX 4096
 
-enum report_format { FMT_TABLE, FMT_JSON, FMT_CSV };
-
-struct report_opts {
-	const struct column *sort;	/* -S; NULL: time */
-	enum report_format format;
-	bool raw_time;			/* --raw-time: uncorrected times */
-	bool findings;			/* print the findings section */
-	bool histogram;			/* print latency histograms */
+struct load_error {
+	unsigned long line;	/* 1-based line of the problem */
+	char msg[200];		/* lowercase, no full stop */
 };
 
 /*
- * A column of the syscall table: one descriptor drives the text table,
- * the CSV header, the JSON keys and -S.
+ * Fills an initialized, empty profile from text of len bytes.  0, or -1
+ * with e filled and p released (empty again).
  */
-struct column {
-	const char *name;	/* -S key, CSV header, JSON key */
-	const char *header;	/* text table header */
-	int width;		/* text width; 0 for the last column */
-	bool in_table;		/* one of strace's six table columns */
-	bool descending;	/* default sort order for -S */
-	/* Text cell into buf; "-" where the value was not measured. */
-	void (*text)(char *buf, size_t size, const struct profile_row *r,
-		     const struct profile_totals *t, const struct report_opts *o);
-	int (*cmp)(const struct profile_row *a, const struct profile_row *b,
-		   const struct report_opts *o);
-};
+int profile_from_json(struct profile *p, const char *text, size_t len,
+		      struct load_error *e);
+/* Reads f to its end; first_line is the line number f is at. */
+int profile_from_strace_at(struct profile *p, FILE *f, unsigned long first_line,
+			   struct load_error *e);
+int profile_from_strace_text(struct profile *p, const char *text,
+			     size_t len, struct load_error *e);
 
-extern const struct column table_columns[];	/* NULL-name terminated */
-/* The column for a -S key (strace's names and aliases), or NULL. */
-const struct column *column_find(const char *key);
-/* Sorted row pointers per o->sort; caller frees.  NULL: no memory. */
-const struct profile_row **profile_sorted(const struct profile *p,
-					  const struct report_opts *o);
-/* Time of a row as the options want it: corrected, or raw. */
-uint64_t row_time(const struct profile_row *r, const struct report_opts *o);
-uint64_t totals_time(const struct profile_totals *t,
-		     const struct report_opts *o);
+/*
+ * Reads path, telling JSON (first non-blank byte '{') from an strace
+ * table.  Initializes p.  0, or -1 with e filled (line 0: the file
+ * itself could not be read; msg says why).
+ */
+int profile_load(struct profile *p, const char *path, struct load_error *e);
 
-int table_render(FILE *f, const struct profile *p, const struct report_opts *o);
-/* The --truth section under the table; nothing when there is no truth. */
-void truth_render(FILE *f, const struct profile *p,
-		  const struct report_opts *o);
-/* The line above the table that ties it to the wall clock. */
-void table_render_header(FILE *f, const struct profile *p,
-			 const struct report_opts *o);
-/* JSON, schema "iotrace/1" (docs/json-schema.md), and CSV. */
-int json_render(FILE *f, const struct profile *p, const struct report_opts *o);
-int csv_render(FILE *f, const struct profile *p, const struct report_opts *o);
-/* Renders in o->format. */
-int report_render(FILE *f, const struct profile *p, const struct report_opts *o);
-
-/* The I/O table under the syscall table (io.c). */
-int io_render(FILE *f, const struct profile *p, const struct report_opts *o);
-/* Latency histograms, one per syscall, with --histogram (histogram.c). */
-int histogram_render(FILE *f, const struct profile *p,
-		     const struct report_opts *o);
-/* The findings section (findings.c). */
-int findings_render(FILE *f, const struct profile *p,
-		    const struct report_opts *o);
-/* Prints the lines of rule id (NULL: all); their number, or -EINVAL. */
-int findings_run(FILE *f, const struct profile *p,
-		 const struct report_opts *o, const char *id);
-/* Every finding on one line, "; "-joined, no bullets (sweeps); count. */
-int findings_text(char *buf, size_t size, const struct profile *p,
-		  const struct report_opts *o);
-
-/* "1,000,000" */
-const char *fmt_thousands(char *buf, size_t size, uint64_t n);
-
-/* --- sweeps: one point per swept value (sweep.c, sweep-table.c, svg.c) --- */
-
-struct sweep_point {
-	char value[32];		/* as written: "4K" */
-	double x;		/* numeric value for the chart; NAN: none */
-	int runs;		/* repeats behind the medians */
-	uint64_t wall_ns;	/* median over runs */
-	uint64_t wall_min_ns, wall_max_ns;	/* spread over runs */
-	uint64_t syscall_ns;	/* time in syscalls, the median run */
-	uint64_t calls;		/* all syscalls, the median run */
-	char dominant[PROFILE_NAME_MAX];	/* data syscall with most time */
-	uint64_t dominant_calls;
-	uint64_t dominant_ns;
-	uint64_t bytes;		/* bytes moved by the dominant syscall */
-	int status;		/* exit status of the median run */
-	char findings[512];	/* findings of this point only, "; "-joined */
-};
-
-struct sweep {
-	char key[32];		/* "bs" */
-	size_t npoints;
-	struct sweep_point *points;
-};
-
-void sweep_point_from_profile(struct sweep_point *pt, const struct profile *p);
-double sweep_point_mbps(const struct sweep_point *pt);
-size_t sweep_best(const struct sweep *s);
-int sweep_table_render(FILE *f, const struct sweep *s);
-/* A standalone SVG chart: throughput and calls against the value. */
-int svg_render(FILE *f, const struct sweep *s);
+/* Writes the JSON document (schema "iotrace/1") of p to f.  0 or -1. */
+int profile_save_json(FILE *f, const struct profile *p);
 
 #endif

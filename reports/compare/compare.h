@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 struct diff_row {
 	const char *name;

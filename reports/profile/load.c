@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/jload.h"
+#include "reports/profile/jload.h"
 
 #define MAX_ROWS 4096		/* distinct syscalls, with compat names */
 #define MAX_ARGS 65536

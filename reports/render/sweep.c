@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 /* The data syscall the run spent most time in: what the sweep is about. */
 static const struct profile_row *dominant_row(const struct profile *p)

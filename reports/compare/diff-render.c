@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "reports/diff.h"
+#include "reports/compare/compare.h"
 
 typedef void (*cell_fn)(char *buf, size_t size, const struct diff *d,
 			const struct diff_row *r);

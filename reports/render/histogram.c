@@ -8,7 +8,7 @@
  * to a factor of two, never an exact time.
  */
 #include <stdlib.h>
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 #define BAR_WIDTH 40
 

@@ -7,7 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 #define LAST_RULE "----------------"
 

@@ -6,7 +6,7 @@
  * not explain a difference).
  */
 #include <string.h>
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 static void print_header(FILE *f, const struct sweep *s)
 {

@@ -7,7 +7,7 @@
  * prints and the table of its saved profile are the same.  The check is
  * jansson's: no overlong forms, no surrogates, nothing past U+10FFFF.
  */
-#include "reports/profile.h"
+#include "reports/profile/profile.h"
 
 /* Length of the valid UTF-8 sequence at s, or 0. */
 static size_t utf8_len(const unsigned char *s)

@@ -8,7 +8,7 @@
  * values: the data always comes from jansson.
  */
 #include <string.h>
-#include "reports/json-locate.h"
+#include "reports/profile/json-locate.h"
 
 static const char *skip_ws(const char *p, const char *end)
 {

@@ -3,7 +3,7 @@
  * One entry point for every output format: the caller says which, each
  * format lives in its own file.
  */
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 int report_render(FILE *f, const struct profile *p, const struct report_opts *o)
 {
@@ -11,7 +11,7 @@ int report_render(FILE *f, const struct profile *p, const struct report_opts *o)
 	case FMT_TABLE:
 		return table_render(f, p, o);
 	case FMT_JSON:
-		return json_render(f, p, o);
+		return profile_save_json(f, p);
 	case FMT_CSV:
 		return csv_render(f, p, o);
 	}

@@ -8,7 +8,7 @@
  * the program's own view.  Medians come from a log-linear histogram
  * whose bucket midpoints are within 0.8% of every sample in the bucket.
  */
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 #define TRUTH_RULE "--------------- --------- ----------- ----------- " \
 		   "--------- -----------"

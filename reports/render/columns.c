@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 uint64_t row_time(const struct profile_row *r, const struct report_opts *o)
 {

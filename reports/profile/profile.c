@@ -13,7 +13,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "reports/profile.h"
+#include "reports/profile/profile.h"
 
 /*
  * The syscalls that move data, which argument holds the size asked for

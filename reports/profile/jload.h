@@ -10,8 +10,8 @@
 #ifndef IOTRACE_JLOAD_H
 #define IOTRACE_JLOAD_H
 
-#include "reports/json-locate.h"
-#include "reports/load.h"
+#include "reports/profile/json-locate.h"
+#include "reports/profile/profile-int.h"
 
 #define JLOAD_MAX_DEPTH 8
 

@@ -3,11 +3,11 @@
  * The JSON renderer: the whole profile as schema "iotrace/1" (see
  * docs/json-schema.md), built with jansson.  Every number is an integer
  * in ns, bytes or counts, so nothing is lost to float rounding; the file
- * is what `iotrace report` and `iotrace diff` read back (reports/load.c).
+ * is what `iotrace report` and `iotrace diff` read back (load.c).
  * The per-file I/O part (files, ios) is written by json-files.c.
  */
 #include <string.h>
-#include "reports/jload.h"
+#include "reports/profile/jload.h"
 
 /*
  * jansson integers are signed 64-bit.  A sum of sizes asked for can pass
@@ -238,12 +238,11 @@ static int dump_to_file(const char *buf, size_t size, void *data)
 }
 
 /* Rows keep the profile's order (first seen): -S is for tables. */
-int json_render(FILE *f, const struct profile *p, const struct report_opts *o)
+int profile_save_json(FILE *f, const struct profile *p)
 {
 	json_t *doc = profile_to_json(p);
 	int err;
 
-	(void)o;
 	if (!doc)
 		return -1;
 	err = json_dump_callback(doc, dump_to_file, f,

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/diff.h"
+#include "reports/compare/compare.h"
 
 uint64_t diff_time(const struct diff *d, const struct profile_row *r)
 {

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 #define W 760
 #define H 440

@@ -12,7 +12,7 @@
  */
 #include <stddef.h>
 #include <string.h>
-#include "reports/jload.h"
+#include "reports/profile/jload.h"
 
 /* enum fd_kind <-> word, both ways. */
 static const char *const kind_words[] = {

@@ -11,7 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 #define IO_ROWS_SHOWN 20
 

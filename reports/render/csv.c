@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/profile.h"
+#include "reports/render/render.h"
 
 /*
  * RFC 4180 quoting: a cell holding a comma, quote or line break is quoted.

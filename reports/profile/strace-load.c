@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/load.h"
+#include "reports/profile/profile-int.h"
 
 enum cell { C_PERCENT, C_SECONDS, C_AVG, C_CALLS, C_ERRORS, C_NAME,
 	    C_MIN, C_MAX };

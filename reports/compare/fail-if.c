@@ -19,7 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/diff.h"
+#include "reports/compare/compare.h"
 
 struct side {
 	const struct profile *p;

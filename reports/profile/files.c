@@ -14,7 +14,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/profile.h"
+#include "reports/profile/profile.h"
 
 #define OTHER_FILES "(other files)"
 #define UNRESOLVED "(unresolved fd)"

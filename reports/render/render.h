@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Renderers: everything that turns a profile (reports/profile/profile.h)
+ * into text for people or programs.  Each format lives in its own file and
+ * has the shape
+ *	int X_render(FILE *, const struct profile *, const struct report_opts *);
+ * Renderers read the profile only; they never see ptrace.
+ */
+#ifndef IOTRACE_RENDER_H
+#define IOTRACE_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "reports/profile/profile.h"
+
+/* --- rendering --- */
+
+enum report_format { FMT_TABLE, FMT_JSON, FMT_CSV };
+
+struct report_opts {
+	const struct column *sort;	/* -S; NULL: time */
+	enum report_format format;
+	bool raw_time;			/* --raw-time: uncorrected times */
+	bool findings;			/* print the findings section */
+	bool histogram;			/* print latency histograms */
+};
+
+/*
+ * A column of the syscall table: one descriptor drives the text table,
+ * the CSV header, the JSON keys and -S.
+ */
+struct column {
+	const char *name;	/* -S key, CSV header, JSON key */
+	const char *header;	/* text table header */
+	int width;		/* text width; 0 for the last column */
+	bool in_table;		/* one of strace's six table columns */
+	bool descending;	/* default sort order for -S */
+	/* Text cell into buf; "-" where the value was not measured. */
+	void (*text)(char *buf, size_t size, const struct profile_row *r,
+		     const struct profile_totals *t, const struct report_opts *o);
+	int (*cmp)(const struct profile_row *a, const struct profile_row *b,
+		   const struct report_opts *o);
+};
+
+extern const struct column table_columns[];	/* NULL-name terminated */
+/* The column for a -S key (strace's names and aliases), or NULL. */
+const struct column *column_find(const char *key);
+/* Sorted row pointers per o->sort; caller frees.  NULL: no memory. */
+const struct profile_row **profile_sorted(const struct profile *p,
+					  const struct report_opts *o);
+/* Time of a row as the options want it: corrected, or raw. */
+uint64_t row_time(const struct profile_row *r, const struct report_opts *o);
+uint64_t totals_time(const struct profile_totals *t,
+		     const struct report_opts *o);
+
+int table_render(FILE *f, const struct profile *p, const struct report_opts *o);
+/* The --truth section under the table; nothing when there is no truth. */
+void truth_render(FILE *f, const struct profile *p,
+		  const struct report_opts *o);
+/* The line above the table that ties it to the wall clock. */
+void table_render_header(FILE *f, const struct profile *p,
+			 const struct report_opts *o);
+/* CSV; JSON is the saved document (profile_save_json). */
+int csv_render(FILE *f, const struct profile *p, const struct report_opts *o);
+/* Renders in o->format. */
+int report_render(FILE *f, const struct profile *p, const struct report_opts *o);
+
+/* The I/O table under the syscall table (io.c). */
+int io_render(FILE *f, const struct profile *p, const struct report_opts *o);
+/* Latency histograms, one per syscall, with --histogram (histogram.c). */
+int histogram_render(FILE *f, const struct profile *p,
+		     const struct report_opts *o);
+/* The findings section (findings.c). */
+int findings_render(FILE *f, const struct profile *p,
+		    const struct report_opts *o);
+/* Prints the lines of rule id (NULL: all); their number, or -EINVAL. */
+int findings_run(FILE *f, const struct profile *p,
+		 const struct report_opts *o, const char *id);
+/* Every finding on one line, "; "-joined, no bullets (sweeps); count. */
+int findings_text(char *buf, size_t size, const struct profile *p,
+		  const struct report_opts *o);
+
+/* "1,000,000" */
+const char *fmt_thousands(char *buf, size_t size, uint64_t n);
+
+/* --- sweeps: one point per swept value (sweep.c, sweep-table.c, svg.c) --- */
+
+struct sweep_point {
+	char value[32];		/* as written: "4K" */
+	double x;		/* numeric value for the chart; NAN: none */
+	int runs;		/* repeats behind the medians */
+	uint64_t wall_ns;	/* median over runs */
+	uint64_t wall_min_ns, wall_max_ns;	/* spread over runs */
+	uint64_t syscall_ns;	/* time in syscalls, the median run */
+	uint64_t calls;		/* all syscalls, the median run */
+	char dominant[PROFILE_NAME_MAX];	/* data syscall with most time */
+	uint64_t dominant_calls;
+	uint64_t dominant_ns;
+	uint64_t bytes;		/* bytes moved by the dominant syscall */
+	int status;		/* exit status of the median run */
+	char findings[512];	/* findings of this point only, "; "-joined */
+};
+
+struct sweep {
+	char key[32];		/* "bs" */
+	size_t npoints;
+	struct sweep_point *points;
+};
+
+void sweep_point_from_profile(struct sweep_point *pt, const struct profile *p);
+double sweep_point_mbps(const struct sweep_point *pt);
+size_t sweep_best(const struct sweep *s);
+int sweep_table_render(FILE *f, const struct sweep *s);
+/* A standalone SVG chart: throughput and calls against the value. */
+int svg_render(FILE *f, const struct sweep *s);
+
+#endif
