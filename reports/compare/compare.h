@@ -13,7 +13,7 @@
 #include "reports/render/render.h"
 
 struct diff_row {
-	const char *name;
+	char name[PROFILE_LABEL_MAX];		/* profile_row_label() */
 	const struct profile_row *base, *new;	/* NULL: not in that run */
 };
 
@@ -56,7 +56,7 @@ uint64_t diff_time(const struct diff *d, const struct profile_row *r);
 
 struct fail_if_term {
 	char text[64];			/* the term as written */
-	char syscall[PROFILE_NAME_MAX];	/* "" for totals */
+	char syscall[PROFILE_LABEL_MAX]; /* "" for totals; "write/i386" */
 	int metric;			/* index in the metrics table */
 	bool greater, or_equal;		/* > >= < <= */
 	bool percent;			/* relative change, in % of BASE */

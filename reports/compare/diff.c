@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pairing the rows of two profiles by syscall name, ordering the pairs
- * by how much they changed, and saying the result in one line: how much
- * more or less time NEW spends in syscalls, and which syscall explains
- * most of it.
+ * Pairing the rows of two profiles by syscall (personality and name),
+ * ordering the pairs by how much they changed, and saying the result in
+ * one line: how much more or less time NEW spends in syscalls, and which
+ * syscall explains most of it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,10 +20,23 @@ static bool used(const struct profile_row *r)
 	return r && r->calls;
 }
 
+/* A pair of rows, named as both runs' tables name them. */
+static void add_pair(struct diff *d, const struct profile_row *b,
+		     const struct profile_row *w)
+{
+	struct diff_row *r = &d->rows[d->nrows++];
+
+	profile_row_label(b ? b : w, r->name, sizeof(r->name));
+	r->base = b;
+	r->new = w;
+}
+
+/* Rows pair by (personality, name): i386's write is not x86_64's. */
 int diff_build(struct diff *d, const struct profile *base,
 	       const struct profile *new, const struct report_opts *o)
 {
-	size_t i, n = 0;
+	const struct profile_row *b, *w;
+	size_t i;
 
 	memset(d, 0, sizeof(*d));
 	d->base = base;
@@ -33,21 +46,16 @@ int diff_build(struct diff *d, const struct profile *base,
 	if (!d->rows)
 		return -ENOMEM;
 	for (i = 0; i < base->nrows; i++) {
-		const struct profile_row *b = &base->rows[i];
-		const struct profile_row *w = profile_row_find(new, b->name);
-
+		b = &base->rows[i];
+		w = profile_row_match(new, b);
 		if (used(b) || used(w))
-			d->rows[n++] = (struct diff_row){
-				b->name, used(b) ? b : NULL, used(w) ? w : NULL
-			};
+			add_pair(d, used(b) ? b : NULL, used(w) ? w : NULL);
 	}
 	for (i = 0; i < new->nrows; i++) {
-		const struct profile_row *w = &new->rows[i];
-
-		if (used(w) && !profile_row_find(base, w->name))
-			d->rows[n++] = (struct diff_row){ w->name, NULL, w };
+		w = &new->rows[i];
+		if (used(w) && !profile_row_match(base, w))
+			add_pair(d, NULL, w);
 	}
-	d->nrows = n;
 	profile_totals(base, &d->tbase);
 	profile_totals(new, &d->tnew);
 	return diff_sort(d, "time");
@@ -230,7 +238,7 @@ void diff_headline(const struct diff *d, char *buf, size_t size)
 	uint64_t a = totals_time(&d->tbase, d->o);
 	uint64_t b = totals_time(&d->tnew, d->o);
 	const struct diff_row *top = diff_top(d);
-	char much[32], times[48], why[128] = "";
+	char much[32], times[48], why[160] = "";
 
 	how_much(much, sizeof(much), a, b);
 	two_times(times, sizeof(times), a, b);

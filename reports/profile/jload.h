@@ -41,6 +41,9 @@ int jload_bool(struct jload *j, json_t *obj, const char *key, bool *out);
 int jload_string(struct jload *j, json_t *obj, const char *key, char *buf,
 		 size_t size);
 
+/* A row's optional "personality": its index, -1 absent or unknown. */
+int load_personality(struct jload *j, json_t *obj, int *pers);
+
 /* --- the per-file I/O part of the document (json-files.c) --- */
 json_t *files_to_json(const struct profile *p);
 json_t *ios_to_json(const struct profile *p);

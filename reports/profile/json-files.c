@@ -114,6 +114,7 @@ json_t *files_to_json(const struct profile *p)
 
 static json_t *io_object(const struct profile *p, const struct profile_io *io)
 {
+	char name[PROFILE_NAME_MAX];
 	json_t *o = json_object();
 	size_t i;
 	int err = 0;
@@ -125,8 +126,13 @@ static json_t *io_object(const struct profile *p, const struct profile_io *io)
 				   io->file2 == PROFILE_FILE_NONE ?
 					   json_null() :
 					   json_integer(io->file2));
-	err |= json_object_set_new(o, "syscall",
-				   json_string(p->rows[io->row].name));
+	err |= json_object_set_new(o, "syscall", json_string(profile_row_name(
+					   &p->rows[io->row], name,
+					   sizeof(name))));
+	/* Added within iotrace/1; absent for a name of no personality. */
+	if (profile_row_pers(&p->rows[io->row]))
+		err |= json_object_set_new(o, "personality", json_string(
+				profile_row_pers(&p->rows[io->row])));
 	for (i = 0; i < NIO_FIELDS; i++)
 		err |= json_object_set_new(o, io_fields[i].key,
 					   u64(io_value(io, i)));
@@ -350,10 +356,12 @@ static int syscall_row(struct jload *j, const struct profile *p, json_t *o,
 {
 	const struct profile_row *r;
 	char name[PROFILE_NAME_MAX];
+	int pers;
 
-	if (jload_string(j, o, "syscall", name, sizeof(name)) < 0)
+	if (jload_string(j, o, "syscall", name, sizeof(name)) < 0 ||
+	    load_personality(j, o, &pers) < 0)
 		return -1;
-	r = profile_row_find(p, name);
+	r = profile_row_find_in(p, pers, name);
 	if (!r) {
 		jload_push_key(j, "syscall");
 		return jfail(j, "'%s' is not in syscalls", name);

@@ -61,7 +61,7 @@ static void print_io(FILE *f, const struct profile *p,
 {
 	const struct profile_row *r = &p->rows[io->row];
 	uint64_t ns = o && o->raw_time ? io->raw_time_ns : io->time_ns;
-	char bytes[24], avg[24], shortc[24], rate[24];
+	char bytes[24], avg[24], shortc[24], rate[24], name[PROFILE_LABEL_MAX];
 	char label[2 * PROFILE_PATH_MAX + 330];
 
 	/* Calls counted without an exit stop have no return: no bytes. */
@@ -85,17 +85,20 @@ static void print_io(FILE *f, const struct profile *p,
 		snprintf(rate, sizeof(rate), "%.1f",
 			 (double)io->bytes_done * 1e3 / (double)ns);
 	io_label(label, sizeof(label), p, io);
-	fprintf(f, "%-*s %9llu %12s %9s %7s %14s  %s\n", namew, r->name,
+	fprintf(f, "%-*s %9llu %12s %9s %7s %14s  %s\n", namew,
+		profile_row_label(r, name, sizeof(name)),
 		(unsigned long long)io->calls, bytes, avg, shortc, rate, label);
 }
 
 static int name_width(const struct profile *p)
 {
+	char name[PROFILE_LABEL_MAX];
 	size_t i, w = 6;
 
 	for (i = 0; i < p->nios; i++)
-		if (strlen(p->rows[p->ios[i].row].name) > w)
-			w = strlen(p->rows[p->ios[i].row].name);
+		if (strlen(profile_row_label(&p->rows[p->ios[i].row], name,
+					     sizeof(name))) > w)
+			w = strlen(name);
 	return (int)w;
 }
 

@@ -94,7 +94,7 @@ struct sweep_point {
 	uint64_t wall_min_ns, wall_max_ns;	/* spread over runs */
 	uint64_t syscall_ns;	/* time in syscalls, the median run */
 	uint64_t calls;		/* all syscalls, the median run */
-	char dominant[PROFILE_NAME_MAX];	/* data syscall with most time */
+	char dominant[PROFILE_LABEL_MAX];	/* data syscall with most time */
 	uint64_t dominant_calls;
 	uint64_t dominant_ns;
 	uint64_t bytes;		/* bytes moved by the dominant syscall */

@@ -39,7 +39,7 @@ void sweep_point_from_profile(struct sweep_point *pt, const struct profile *p)
 	pt->calls = t.calls;
 	pt->status = p->exit.signal ? 128 + p->exit.signal : p->exit.code;
 	if (d) {
-		snprintf(pt->dominant, sizeof(pt->dominant), "%s", d->name);
+		profile_row_label(d, pt->dominant, sizeof(pt->dominant));
 		pt->dominant_calls = d->calls;
 		pt->dominant_ns = d->time_ns;
 		pt->bytes = d->bytes_done;

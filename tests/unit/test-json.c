@@ -189,6 +189,7 @@ static void test_files_round_trip(void)
 {
 	struct load_error e = { 0, "" };
 	struct profile p, q;
+	char name[PROFILE_NAME_MAX];
 	char *j1, *t1, *t2;
 
 	sample(&p);
@@ -213,7 +214,8 @@ static void test_files_round_trip(void)
 	is_int(q.files[0].flags, PF_DIRECT | PF_DSYNC, "flags");
 	is_int(q.files[2].kind, FD_CHR, "kind");
 	is_int(q.files[0].lbs, 512, "logical block size");
-	is_str(q.rows[q.ios[1].row].name, "pwrite64", "io row by name");
+	is_str(profile_row_name(&q.rows[q.ios[1].row], name, sizeof(name)),
+	       "pwrite64", "io row by name");
 	is_int(q.ios[0].file2, 1, "pair destination");
 	is_int(q.ios[1].file2, PROFILE_FILE_NONE, "null file2");
 	is_int(q.ios[1].einval, 2, "einval");
