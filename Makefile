@@ -45,6 +45,11 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=build/helpers/%)
+# The same helpers as i386 programs (gcc -m32, from gcc-multilib), for the
+# tests of 32-bit tracees; none where the compiler cannot build them.
+ifeq ($(HAVE_M32),yes)
+HELPER32_BINS := $(HELPER_SRCS:tests/helpers/%.c=build/helpers32/%)
+endif
 
 all: iotrace
 
@@ -68,6 +73,10 @@ build/helpers/%: tests/helpers/%.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
 
+build/helpers32/%: tests/helpers/%.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -m32 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -pthread
+
 # The syscall tables' names and numbers, dumped from libseccomp at build
 # time (scripts/gen-systab.c, tracer/syscalls.h): start-up resolves none.
 build/gen-systab: scripts/gen-systab.c tracer/systab.c tracer/syscalls.h | build/config.mk
@@ -82,13 +91,14 @@ build/tracer/syscalls.o: build/gen/systab.h
 
 build/config.mk: scripts/configure
 	@mkdir -p build
-	$(Q)PKG_CONFIG='$(PKG_CONFIG)' sh scripts/configure $(PKGS) > $@.tmp && mv $@.tmp $@
+	$(Q)PKG_CONFIG='$(PKG_CONFIG)' CC='$(CC)' sh scripts/configure $(PKGS) > $@.tmp && mv $@.tmp $@
 
 demo: iotrace
 	./iotrace -- dd if=/dev/zero of=build/demo.out bs=1024 count=20480
 
-check: iotrace $(UNIT_BINS) $(HELPER_BINS)
+check: iotrace $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers \
+		HELPERS32=$(CURDIR)/build/helpers32 \
 		$(PROVE) --exec '' $(UNIT_BINS) tests/t*.sh
 
 bench: iotrace $(HELPER_BINS)

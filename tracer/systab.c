@@ -426,10 +426,11 @@ const struct syscall_class syscall_classes[] = {
 	{ NULL, 0 },
 };
 
-/* What --help lists; every word names a row of syscall_classes[]. */
+/*
+ * What --help lists (one line's worth; iotrace(1) has them all); every
+ * word names a row of syscall_classes[].
+ */
 const char *const syscall_class_names[] = {
 	"%file", "%desc", "%network", "%process", "%signal", "%memory",
-	"%ipc", "%stat", "%lstat", "%fstat", "%%stat", "%statfs",
-	"%fstatfs", "%%statfs", "%creds", "%clock", "%pure", "%io",
-	"%sync", NULL
+	"%ipc", "%stat", "%%stat", "%creds", "%clock", "%io", "%sync", NULL
 };
