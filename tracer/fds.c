@@ -44,15 +44,17 @@ struct fd_cache {
 void fd_mark_tracked(uint8_t *actions, int pers)
 {
 	const struct syscall_fact *f;
-	int nr;
+	const uint16_t *nrs;
+	int i, n = syscall_pers_facts(pers, &nrs);
 
-	for (nr = 0; nr < SYSCALL_SET_MAX; nr++) {
-		f = syscall_fact(pers, nr);
-		if (!f || f->fx == FX_NONE || f->fx == FX_RET ||
-		    actions[nr] != ACT_SKIP)
+	for (i = 0; i < n; i++) {
+		f = syscall_fact(pers, nrs[i]);
+		if (f->fx == FX_NONE || f->fx == FX_RET ||
+		    actions[nrs[i]] != ACT_SKIP)
 			continue;
 		/* Only a new task's tid needs the return value. */
-		actions[nr] = f->fx == FX_CHILD ? ACT_TRACK : ACT_TRACK_ENTRY;
+		actions[nrs[i]] = f->fx == FX_CHILD ? ACT_TRACK :
+				  ACT_TRACK_ENTRY;
 	}
 }
 

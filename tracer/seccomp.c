@@ -33,48 +33,48 @@ static uint8_t traced_action(const struct tracer_opts *opts, int pers, int nr)
 }
 
 /*
- * By number, from the syscall table: no name lookups.  Calls that never
- * return are never a stop (like strace, never in the table); pinning
- * must see the calls about the CPU mask return.
+ * By number, from the sets' bits: no name lookups.  Eight numbers at a
+ * time where neither set has one of them (most of a -e trace= set).
  */
 static void fill_actions(uint8_t *actions, int pers,
 			 const struct tracer_opts *opts)
 {
-	const struct syscall_fact *f;
-	int nr;
+	const uint8_t *t = opts->trace ? opts->trace->bits[pers] : NULL;
+	const uint8_t *c = opts->count ? opts->count->bits[pers] : NULL;
+	int i, nr;
 
-	for (nr = 0; nr < SYSCALL_SET_MAX; nr++) {
-		actions[nr] = traced_action(opts, pers, nr);
-		f = syscall_fact(pers, nr);
-		if (f && (f->flags & SF_NORETURN))
-			actions[nr] = ACT_SKIP;
+	for (i = 0; i < SYSCALL_SET_MAX / 8; i++) {
+		if ((t && !t[i]) || (!t && (!c || !c[i]))) {
+			memset(actions + i * 8, t ? ACT_SKIP : ACT_TIME, 8);
+			continue;
+		}
+		for (nr = i * 8; nr < i * 8 + 8; nr++)
+			actions[nr] = traced_action(opts, pers, nr);
 	}
 }
 
-/* Whether any call that moves data (%io) is traced: files to attribute. */
-static bool moves_data(const struct plan *pl)
-{
-	int p, nr;
-
-	for (p = 0; p < syscall_npers; p++)
-		for (nr = 0; nr < SYSCALL_SET_MAX; nr++)
-			if (pl->act[p][nr] != ACT_SKIP &&
-			    (syscall_fact_classes(syscall_fact(p, nr)) &
-			     SC_IO))
-				return true;
-	return false;
-}
-
-static void mark_pin(uint8_t *actions, int pers)
+/*
+ * The facts: calls that never return are never a stop (like strace,
+ * never in the table); pinning must see the calls about the CPU mask
+ * return.  Returns whether a call that moves data (%io) is traced.
+ */
+static bool apply_facts(uint8_t *actions, int pers, bool pin)
 {
 	const struct syscall_fact *f;
-	int nr;
+	const uint16_t *nrs;
+	int i, n = syscall_pers_facts(pers, &nrs);
+	bool data = false;
 
-	for (nr = 0; nr < SYSCALL_SET_MAX; nr++) {
-		f = syscall_fact(pers, nr);
-		if (f && (f->flags & (SF_GETAFFINITY | SF_SETAFFINITY)))
-			actions[nr] |= ACT_FIXUP;
+	for (i = 0; i < n; i++) {
+		f = syscall_fact(pers, nrs[i]);
+		if (f->flags & SF_NORETURN)
+			actions[nrs[i]] = ACT_SKIP;
+		if (pin && (f->flags & (SF_GETAFFINITY | SF_SETAFFINITY)))
+			actions[nrs[i]] |= ACT_FIXUP;
+		if (f->size && actions[nrs[i]] != ACT_SKIP)
+			data = true;
 	}
+	return data;
 }
 
 /*
@@ -83,19 +83,16 @@ static void mark_pin(uint8_t *actions, int pers)
  */
 static void fill_plan(struct plan *pl, const struct tracer_opts *opts)
 {
-	bool track;
+	bool data = false;
 	int p;
 
 	pl->other = traced_action(opts, -1, -1);
-	for (p = 0; p < syscall_npers; p++)
-		fill_actions(pl->act[p], p, opts);
-	track = moves_data(pl);
 	for (p = 0; p < syscall_npers; p++) {
-		if (track)
-			fd_mark_tracked(pl->act[p], p);
-		if (opts->pin)
-			mark_pin(pl->act[p], p);
+		fill_actions(pl->act[p], p, opts);
+		data |= apply_facts(pl->act[p], p, opts->pin);
 	}
+	for (p = 0; data && p < syscall_npers; p++)
+		fd_mark_tracked(pl->act[p], p);
 }
 
 static bool kernel_at_least(int major, int minor)

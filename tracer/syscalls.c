@@ -14,7 +14,7 @@
 #include "tracer/syscalls.h"
 #include "build/gen/systab.h"
 
-int syscall_locate(uint32_t arch, int nr, int *pnr)
+int syscall_locate_other(uint32_t arch, int nr, int *pnr)
 {
 	int p, found = -1;
 
@@ -36,6 +36,12 @@ int syscall_locate(uint32_t arch, int nr, int *pnr)
 	return found;
 }
 
+/* The name of a named number (offsets in gen_strs: no relocations). */
+static const char *name_at(int pers, int nr)
+{
+	return gen_strs + gen_names[pers][nr];
+}
+
 static bool in_table(int pers, int nr)
 {
 	return pers >= 0 && pers < syscall_npers && nr >= 0 &&
@@ -47,6 +53,14 @@ const struct syscall_fact *syscall_fact(int pers, int nr)
 	unsigned i = in_table(pers, nr) ? gen_facts[pers][nr] : 0;
 
 	return i ? &syscall_facts[i - 1] : NULL;
+}
+
+int syscall_pers_facts(int pers, const uint16_t **nrs)
+{
+	if (pers < 0 || pers >= syscall_npers)
+		return 0;
+	*nrs = gen_fact_nrs[pers];
+	return gen_nfacts[pers];
 }
 
 uint32_t syscall_fact_classes(const struct syscall_fact *f)
@@ -72,7 +86,7 @@ bool syscall_pers_named(int pers, int nr)
 const char *syscall_pers_name(int pers, int nr, char *buf, size_t size)
 {
 	if (syscall_pers_named(pers, nr))
-		return gen_names[pers][nr];
+		return name_at(pers, nr);
 	snprintf(buf, size, "syscall_%d", nr);
 	return buf;
 }
@@ -91,7 +105,7 @@ static int lower_bound(int pers, const char *name)
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (strcmp(gen_names[pers][gen_by_name[pers][mid]], name) < 0)
+		if (strcmp(name_at(pers, gen_by_name[pers][mid]), name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -107,7 +121,7 @@ int syscall_pers_number(int pers, const char *name)
 		return -1;
 	i = lower_bound(pers, name);
 	if (i < gen_named[pers] &&
-	    !strcmp(gen_names[pers][gen_by_name[pers][i]], name))
+	    !strcmp(name_at(pers, gen_by_name[pers][i]), name))
 		return gen_by_name[pers][i];
 	return -1;
 }
@@ -179,13 +193,6 @@ int syscall_lookup(const char *label, int *pers, int *nr)
 
 /* --- sets --- */
 
-bool syscall_set_has_pers(const struct syscall_set *set, int pers, int nr)
-{
-	if (!in_table(pers, nr))
-		return set->other;
-	return set->bits[pers][nr / 8] & (1u << (nr % 8));
-}
-
 bool syscall_set_has(const struct syscall_set *set, uint32_t arch, int nr)
 {
 	int pnr, pers = syscall_locate(arch, nr, &pnr);
@@ -211,7 +218,7 @@ static int set_name(struct syscall_set *set, const char *name, bool on)
 	for (p = 0; p < syscall_npers; p++) {
 		for (i = lower_bound(p, name); i < gen_named[p]; i++) {
 			nr = gen_by_name[p][i];
-			if (strcmp(gen_names[p][nr], name))
+			if (strcmp(name_at(p, nr), name))
 				break;
 			bit_set(set, p, nr, on);
 			found = 0;
@@ -223,17 +230,19 @@ static int set_name(struct syscall_set *set, const char *name, bool on)
 static int set_class(struct syscall_set *set, const char *cls, bool on)
 {
 	const struct syscall_class *c;
-	int p, nr;
+	int p, i, nr;
 
 	for (c = syscall_classes; c->name && strcmp(c->name, cls); c++)
 		;
 	if (!c->name)
 		return -1;
 	for (p = 0; p < syscall_npers; p++)
-		for (nr = 0; nr < SYSCALL_SET_MAX; nr++)
+		for (i = 0; i < gen_nfacts[p]; i++) {
+			nr = gen_fact_nrs[p][i];
 			if (syscall_fact_classes(syscall_fact(p, nr)) &
 			    c->mask)
 				bit_set(set, p, nr, on);
+		}
 	return 0;
 }
 

@@ -99,14 +99,31 @@ struct syscall_class {
 };
 extern const struct syscall_class syscall_classes[];	/* NULL-terminated */
 
+/* syscall_locate() for the calls the inline test below does not take. */
+int syscall_locate_other(uint32_t arch, int nr, int *pnr);
+
 /*
  * Where a call of arch with number nr belongs: returns its personality
  * (-1: no personality has arch) and sets *pnr to its number there (x32's
- * bit cleared), which may lie outside 0 .. SYSCALL_SET_MAX - 1.
+ * bit cleared), which may lie outside 0 .. SYSCALL_SET_MAX - 1.  Inline
+ * for the common case, a native number in the table (the native
+ * personality has no number bit, so such a number is its own).
  */
-int syscall_locate(uint32_t arch, int nr, int *pnr);
+static inline int syscall_locate(uint32_t arch, int nr, int *pnr)
+{
+	if (arch == syscall_pers[0].arch && nr >= 0 && nr < SYSCALL_SET_MAX) {
+		*pnr = nr;
+		return 0;
+	}
+	return syscall_locate_other(arch, nr, pnr);
+}
 /* The facts of number nr of personality pers; NULL: none known. */
 const struct syscall_fact *syscall_fact(int pers, int nr);
+/*
+ * The numbers of pers that have facts, ascending, in *nrs: loops over
+ * facts visit a few hundred numbers, not SYSCALL_SET_MAX.  Their count.
+ */
+int syscall_pers_facts(int pers, const uint16_t **nrs);
 /* Its classes: the fact's, and %io for a call with a size. */
 uint32_t syscall_fact_classes(const struct syscall_fact *f);
 /* The fact row of a name, or NULL. */
@@ -151,8 +168,16 @@ struct syscall_set {
 int syscall_set_parse(struct syscall_set *set, const char *spec,
 		      char *bad, size_t badsize);
 bool syscall_set_has(const struct syscall_set *set, uint32_t arch, int nr);
+
 /* The same for a number already located: personality pers, number nr. */
-bool syscall_set_has_pers(const struct syscall_set *set, int pers, int nr);
+static inline bool syscall_set_has_pers(const struct syscall_set *set,
+					int pers, int nr)
+{
+	if (pers < 0 || pers >= SYSCALL_PERS_MAX || nr < 0 ||
+	    nr >= SYSCALL_SET_MAX)
+		return set->other;
+	return set->bits[pers][nr / 8] & (1u << (nr % 8));
+}
 
 /* Names of the classes, "%file" ..., for --help and the man page. */
 extern const char *const syscall_class_names[];
