@@ -73,7 +73,8 @@ static int write_outputs(const struct cli_opts *o, const struct profile *p,
  * Measures the stop overhead to subtract, unless nothing is timed.  A
  * failed calibration leaves times uncorrected, and says so.
  */
-static void calibrate(const struct cli_opts *o, struct profile *p)
+static void calibrate(const struct cli_opts *o, struct profile *p,
+		      struct tracer_calibration *c)
 {
 	int err;
 
@@ -81,12 +82,52 @@ static void calibrate(const struct cli_opts *o, struct profile *p)
 		 o->tracer.seccomp ? "seccomp-bpf" : "ptrace");
 	if (o->count_only)
 		return;
-	err = tracer_calibrate(&o->tracer, &p->overhead_ns);
-	if (err < 0 && !tracer_pending_signal())
+	err = tracer_calibrate(&o->tracer, c);
+	if (err < 0 && !tracer_pending_signal()) {
 		error("calibration failed (%s): times are not corrected",
 		      strerror(-err));
-	else
-		p->calibrated = true;
+		return;
+	}
+	p->overhead_ns = c->overhead_ns;
+	p->calibrated = true;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * Calibrates again once the command is done: the cost of a stop drifts
+ * (frequency, the other core's load), and the two measurements bound it.
+ * The correction already applied stays the first one.
+ */
+static void recalibrate(const struct cli_opts *o, struct profile *p,
+			const struct tracer_calibration *before,
+			const struct tracer_result *res)
+{
+	struct tracer_calibration after;
+	struct profile_cost *c = &p->cost;
+
+	c->cpu_known = res->exited;
+	c->user_ns = res->user_ns;
+	c->sys_ns = res->sys_ns;
+	if (!p->calibrated || tracer_pending_signal() ||
+	    tracer_calibrate(&o->tracer, &after) < 0)
+		return;
+	c->known = true;
+	c->overhead_lo_ns = min_u64(before->overhead_lo_ns,
+				    after.overhead_lo_ns);
+	c->overhead_hi_ns = max_u64(before->overhead_hi_ns,
+				    after.overhead_hi_ns);
+	c->busy_ns = res->busy_ns;
+	c->stop_lo_ns = min_u64(before->stop_ns, after.stop_ns);
+	c->stop_hi_ns = max_u64(before->stop_ns, after.stop_ns);
 }
 
 int trace_collect(struct cli_opts *o, const struct tracer_child *child,
@@ -94,6 +135,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 {
 	struct sink_ctx sctx;
 	struct tracer_sink sink = { on_syscall, &sctx };
+	struct tracer_calibration calib;
 	struct tracer_result res;
 	int err;
 
@@ -101,7 +143,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 	if (profile_set_command(p, argc, argv) < 0)
 		return error("out of memory");
 	tracer_signals_init();
-	calibrate(o, p);
+	calibrate(o, p, &calib);
 	if (tracer_pending_signal())
 		return error("SIG%s before '%s' started: nothing run",
 			     sigabbrev_np(tracer_pending_signal()), argv[0]);
@@ -117,6 +159,17 @@ int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 	p->wall_ns = res.end_ns - res.start_ns;
 	p->stops = res.stops;
 	profile_set_exit(p, res.status, res.fatal_signal);
+	recalibrate(o, p, &calib, &res);
+	if (getenv("IOTRACE_DEBUG")) {
+		struct profile_estimate e;
+		profile_untraced(p, &e);
+		fprintf(stderr, "DBG wall %.4f user %.4f sys %.4f ovh %lu [%lu-%lu] busy %.4f stop [%lu-%lu] added %.4f [%.4f-%.4f] est %.4f [%.4f-%.4f] res %d sc %.4f [%.4f-%.4f] wait %.4f\n",
+			p->wall_ns/1e9, p->cost.user_ns/1e9, p->cost.sys_ns/1e9, (unsigned long)p->overhead_ns,
+			(unsigned long)p->cost.overhead_lo_ns, (unsigned long)p->cost.overhead_hi_ns,
+			p->cost.busy_ns/1e9, (unsigned long)p->cost.stop_lo_ns, (unsigned long)p->cost.stop_hi_ns,
+			e.added_ns/1e9, e.added_lo_ns/1e9, e.added_hi_ns/1e9, e.wall_ns/1e9, e.wall_lo_ns/1e9, e.wall_hi_ns/1e9,
+			e.resolved, e.syscall_ns/1e9, e.syscall_lo_ns/1e9, e.syscall_hi_ns/1e9, e.wait_ns/1e9);
+	}
 	return 0;
 }
 

@@ -7,6 +7,13 @@
  * the fixed cost of a stop pair.  The profile subtracts it from every
  * timed call, never going below zero.  Medians, because a shared machine
  * adds outliers that a mean would carry.
+ *
+ * Two more things come out of the same calls: the quartiles of that cost
+ * (how far one corrected call can be trusted), and what a traced call
+ * adds to the *wall clock*, which is more than the gap between its two
+ * stops: the tracer's work after the exit stop and the wake-up before the
+ * next call are outside it.  That is the span from the first call's entry
+ * to the last call's exit, per call, minus an untraced call.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,6 +27,7 @@
 struct samples {
 	uint64_t ns[CALIB_CALLS];
 	size_t n;
+	uint64_t first_ns, last_ns;	/* first entry, last exit */
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -51,8 +59,12 @@ static void calib_sink(void *ctx, const struct tracer_event *ev)
 {
 	struct samples *s = ctx;
 
-	if (ev->nr == SYS_getppid && s->n < CALIB_CALLS)
-		s->ns[s->n++] = ev->exit_ns - ev->entry_ns;
+	if (ev->nr != SYS_getppid || s->n >= CALIB_CALLS)
+		return;
+	if (!s->n)
+		s->first_ns = ev->entry_ns;
+	s->last_ns = ev->exit_ns;
+	s->ns[s->n++] = ev->exit_ns - ev->entry_ns;
 }
 
 static uint64_t untraced_median(struct samples *s)
@@ -67,7 +79,31 @@ static uint64_t untraced_median(struct samples *s)
 	return median(s);
 }
 
-int tracer_calibrate(const struct tracer_opts *opts, uint64_t *overhead_ns)
+static uint64_t minus(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* The traced samples (sorted by median()) against the untraced median. */
+static void fill(struct tracer_calibration *c, struct samples *s,
+		 const struct tracer_result *res)
+{
+	uint64_t busy = res->stops ? res->busy_ns / res->stops : 0;
+
+	uint64_t traced = median(s), span = s->last_ns - s->first_ns;
+	size_t n = s->n;
+	uint64_t q1 = s->ns[n / 4], q3 = s->ns[n * 3 / 4];
+
+	c->bare_ns = untraced_median(s);
+	c->overhead_ns = minus(traced, c->bare_ns);
+	c->overhead_lo_ns = minus(q1, c->bare_ns);
+	c->overhead_hi_ns = minus(q3, c->bare_ns);
+	c->pair_ns = minus(span / (n - 1), c->bare_ns);
+	c->stop_ns = minus(c->pair_ns, 2 * busy) / 2;
+}
+
+int tracer_calibrate(const struct tracer_opts *opts,
+		     struct tracer_calibration *c)
 {
 	struct tracer_opts o = *opts;
 	struct tracer_child child = { calib_child, NULL };
@@ -75,7 +111,6 @@ int tracer_calibrate(const struct tracer_opts *opts, uint64_t *overhead_ns)
 	struct tracer_sink sink = { calib_sink, s };
 	struct syscall_set only;
 	struct tracer_result res;
-	uint64_t traced, bare;
 	char bad[8];
 	int err;
 
@@ -88,11 +123,8 @@ int tracer_calibrate(const struct tracer_opts *opts, uint64_t *overhead_ns)
 	err = tracer_run(&o, &child, &sink, &res);
 	if (!err && s->n < CALIB_CALLS / 2)
 		err = -EIO;
-	if (!err) {
-		traced = median(s);
-		bare = untraced_median(s);
-		*overhead_ns = traced > bare ? traced - bare : 0;
-	}
+	if (!err)
+		fill(c, s, &res);
 	free(s);
 	return err;
 }

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include "tracer/tracer-int.h"
@@ -190,11 +191,19 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	}
 }
 
-static void on_gone(struct loop *l, pid_t tid, int status)
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+}
+
+static void on_gone(struct loop *l, pid_t tid, int status,
+		    const struct rusage *ru)
 {
 	if (tid == l->leader) {
 		l->res->status = status;
 		l->res->exited = true;
+		l->res->user_ns = tv_ns(&ru->ru_utime);
+		l->res->sys_ns = tv_ns(&ru->ru_stime);
 	}
 	task_del(&l->tasks, tid);
 }
@@ -211,13 +220,14 @@ static void kill_all(struct loop *l)
 
 static int run_loop(struct loop *l)
 {
+	struct rusage ru;
 	struct task *t;
 	uint64_t now;
 	int status;
 	pid_t tid;
 
 	for (;;) {
-		tid = waitpid(-1, &status, __WALL);
+		tid = wait4(-1, &status, __WALL, &ru);
 		now = mono_ns();
 		if (tracer_fatal_signal && !l->killed_all)
 			kill_all(l);
@@ -228,7 +238,7 @@ static int run_loop(struct loop *l)
 		}
 		l->res->stops++;
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			on_gone(l, tid, status);
+			on_gone(l, tid, status, &ru);
 			continue;
 		}
 		t = task_get(&l->tasks, tid);
@@ -237,6 +247,8 @@ static int run_loop(struct loop *l)
 		if (l->killed_all)
 			kill(tid, SIGKILL);
 		on_stop(l, t, status, now);
+		/* What tracing costs that the stops' count cannot tell. */
+		l->res->busy_ns += mono_ns() - now;
 	}
 }
 

@@ -68,12 +68,24 @@ struct tracer_opts {
  */
 const char *tracer_seccomp_unusable(const struct tracer_opts *opts);
 
+/* What tracing costs a timed call, measured by tracer_calibrate(). */
+struct tracer_calibration {
+	uint64_t overhead_ns;	/* median: added between entry and exit stop */
+	uint64_t overhead_lo_ns, overhead_hi_ns; /* its quartiles */
+	uint64_t pair_ns;	/* wall clock a timed call adds to the run */
+	uint64_t stop_ns;	/* of which each stop adds outside the
+				   tracer's own work (switches, wake-ups) */
+	uint64_t bare_ns;	/* the same trivial call, untraced */
+};
+
 /*
  * Measures what a timed call costs in stops: the time the tracer sees for
  * a trivial syscall, traced as opts would trace it, minus the same call
- * untraced (medians).  A few ms.  0 or -errno.
+ * untraced (medians), its spread, and what it adds to the wall clock.
+ * A few ms.  0 or -errno.
  */
-int tracer_calibrate(const struct tracer_opts *opts, uint64_t *overhead_ns);
+int tracer_calibrate(const struct tracer_opts *opts,
+		     struct tracer_calibration *c);
 
 /* What the traced child runs once it is traced; returns its exit status. */
 struct tracer_child {
@@ -88,6 +100,10 @@ struct tracer_result {
 	uint64_t start_ns;	/* CLOCK_MONOTONIC when the child was released */
 	uint64_t end_ns;	/* CLOCK_MONOTONIC when the last task was gone */
 	uint64_t stops;		/* ptrace stops handled */
+	uint64_t busy_ns;	/* the tracer's own work at the stops, from
+				   wait's return to the resume */
+	uint64_t user_ns, sys_ns; /* CPU time of the first process and the
+				   children it waited for (wait4's rusage) */
 };
 
 int tracer_run(const struct tracer_opts *opts,

@@ -49,4 +49,8 @@ int load_engine(struct jload *j, struct profile *p, json_t *doc);
 int load_files(struct jload *j, struct profile *p, json_t *doc);
 int load_ios(struct jload *j, struct profile *p, json_t *doc);
 
+/* --- the untraced estimate's ingredients (json-untraced.c) --- */
+json_t *untraced_to_json(const struct profile *p);
+int load_untraced(struct jload *j, struct profile *p, json_t *doc);
+
 #endif

@@ -225,6 +225,7 @@ json_t *profile_to_json(const struct profile *p)
 	err |= set(o, "files", files_to_json(p));
 	err |= set(o, "ios", ios_to_json(p));
 	err |= set(o, "truth", truth_object(&p->truth));
+	err |= set(o, "untraced", untraced_to_json(p));
 	if (err) {
 		json_decref(o);
 		return NULL;
