@@ -12,8 +12,8 @@
  * (how far one corrected call can be trusted), and what a traced call
  * adds to the *wall clock*, which is more than the gap between its two
  * stops: the tracer's work after the exit stop and the wake-up before the
- * next call are outside it.  That is the span from the first call's entry
- * to the last call's exit, per call, minus an untraced call.
+ * next call are outside it.  That is the median time from one call's
+ * entry stop to the next's, minus an untraced call.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,8 +26,9 @@
 
 struct samples {
 	uint64_t ns[CALIB_CALLS];
+	uint64_t cycle_ns[CALIB_CALLS];	/* entry to the next call's entry */
 	size_t n;
-	uint64_t first_ns, last_ns;	/* first entry, last exit */
+	uint64_t last_entry_ns;
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -37,12 +38,17 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static uint64_t median_of(uint64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
+}
+
 static uint64_t median(struct samples *s)
 {
-	if (!s->n)
-		return 0;
-	qsort(s->ns, s->n, sizeof(s->ns[0]), cmp_u64);
-	return s->ns[s->n / 2];
+	return median_of(s->ns, s->n);
 }
 
 static int calib_child(void *arg)
@@ -61,9 +67,9 @@ static void calib_sink(void *ctx, const struct tracer_event *ev)
 
 	if (ev->nr != SYS_getppid || s->n >= CALIB_CALLS)
 		return;
-	if (!s->n)
-		s->first_ns = ev->entry_ns;
-	s->last_ns = ev->exit_ns;
+	if (s->n)
+		s->cycle_ns[s->n - 1] = ev->entry_ns - s->last_entry_ns;
+	s->last_entry_ns = ev->entry_ns;
 	s->ns[s->n++] = ev->exit_ns - ev->entry_ns;
 }
 
@@ -90,7 +96,9 @@ static void fill(struct tracer_calibration *c, struct samples *s,
 {
 	uint64_t busy = res->stops ? res->busy_ns / res->stops : 0;
 
-	uint64_t traced = median(s), span = s->last_ns - s->first_ns;
+	/* Medians: one preemption would swell a mean by a whole slice. */
+	uint64_t cycle = median_of(s->cycle_ns, s->n - 1);
+	uint64_t traced = median(s);
 	size_t n = s->n;
 	uint64_t q1 = s->ns[n / 4], q3 = s->ns[n * 3 / 4];
 
@@ -98,7 +106,7 @@ static void fill(struct tracer_calibration *c, struct samples *s,
 	c->overhead_ns = minus(traced, c->bare_ns);
 	c->overhead_lo_ns = minus(q1, c->bare_ns);
 	c->overhead_hi_ns = minus(q3, c->bare_ns);
-	c->pair_ns = minus(span / (n - 1), c->bare_ns);
+	c->pair_ns = minus(cycle, c->bare_ns);
 	c->stop_ns = minus(c->pair_ns, 2 * busy) / 2;
 }
 

@@ -114,19 +114,22 @@ static void print_untraced(FILE *f, const struct profile *p)
 	profile_untraced(p, &e);
 	if (!e.known)
 		return;
-	fprintf(f, "iotrace: untraced, this run would take ~%s (%s to %s): "
-		"tracing added ~%s (%s stops)", secs(a, sizeof(a), e.wall_ns),
-		secs(b, sizeof(b), e.wall_lo_ns), secs(c, sizeof(c),
-		e.wall_hi_ns), secs(d, sizeof(d), e.added_ns),
-		fmt_thousands(stops, sizeof(stops), p->stops));
+	secs(b, sizeof(b), e.wall_lo_ns);
+	secs(c, sizeof(c), e.wall_hi_ns);
+	secs(d, sizeof(d), e.added_ns);
+	fmt_thousands(stops, sizeof(stops), p->stops);
 	if (!e.resolved) {
-		fputs("; too much of the traced wall is iotrace's own to "
-		      "resolve the program's time: --baseline measures it\n", f);
+		fprintf(f, "iotrace: untraced, this run would take between %s "
+			"and %s: tracing added ~%s (%s stops), too much to "
+			"resolve the program's own time; --baseline measures "
+			"it\n", b, c, d, stops);
 		return;
 	}
-	fprintf(f, "; syscalls %.0f%% of it", e.wall_ns ? 100.0 *
-		(double)(e.syscall_ns < e.wall_ns ? e.syscall_ns : e.wall_ns) /
-		(double)e.wall_ns : 0.0);
+	fprintf(f, "iotrace: untraced, this run would take ~%s (%s to %s): "
+		"tracing added ~%s (%s stops); syscalls %.0f%% of it",
+		secs(a, sizeof(a), e.wall_ns), b, c, d, stops,
+		e.wall_ns ? 100.0 * (double)(e.syscall_ns < e.wall_ns ?
+		e.syscall_ns : e.wall_ns) / (double)e.wall_ns : 0.0);
 	if (p->cost.cpu_known)
 		fprintf(f, ", user CPU %s", secs(a, sizeof(a),
 						  p->cost.user_ns));
