@@ -8,15 +8,24 @@
  * drift is known) and the CPU time of the traced processes, and this file
  * turns them into what the run would have taken untraced:
  *
- *	untraced wall = traced wall - stops x cost of a stop
+ *	untraced wall = traced wall - the tracer's work at the stops
+ *			- stops x what else a stop costs (calibrated)
  *
- * as a range from the lowest and highest cost measured, never below the
- * program's own user CPU time (which tracing barely changes) and never
- * above the traced wall.  When the range is wide, the report says the
- * split cannot be resolved from this run and points to --baseline.
+ * as a range: at least the program's own user CPU time (which tracing
+ * barely changes) plus the least its syscalls took, at most what the
+ * cheapest calibrated stops leave of the traced wall.  When the range is
+ * wide, the report says the split cannot be resolved from this run and
+ * points to --baseline.
  */
 #include <string.h>
 #include "reports/profile/profile.h"
+
+/*
+ * Measured on 2-core VMs, a run's real cost per stop came out up to 25%
+ * above the calibrations that bracket it (a long run's stops are not the
+ * calibration's getppid loop): ranges are widened by this much each way.
+ */
+#define STOP_MARGIN_PCT 25
 
 /*
  * Calls that wait for another process or an event: their time is not
@@ -65,8 +74,9 @@ static void syscall_time(const struct profile *p, struct profile_estimate *e)
 			continue;
 		}
 		e->syscall_ns += r->time_ns;
-		e->syscall_lo_ns += minus(r->raw_time_ns,
-					  r->timed * c->overhead_hi_ns);
+		e->syscall_lo_ns += minus(r->raw_time_ns, r->timed *
+					  c->overhead_hi_ns *
+					  (100 + STOP_MARGIN_PCT) / 100);
 		e->syscall_hi_ns += minus(r->raw_time_ns,
 					  r->timed * c->overhead_lo_ns);
 	}
@@ -75,13 +85,8 @@ static void syscall_time(const struct profile *p, struct profile_estimate *e)
 /*
  * Tracing adds the tracer's own work at each stop, measured during the
  * run, and per stop the context switches and wake-ups around it, which
- * only calibration can measure.  Measured on 2-core VMs, a run's real
- * per-stop cost came out up to 25% above the calibrations that bracket it
- * (a long run's stops are not the calibration's getppid loop), so the
- * range is widened by STOP_MARGIN_PCT each way.
+ * only calibration can measure, within STOP_MARGIN_PCT.
  */
-#define STOP_MARGIN_PCT 25
-
 static void added(const struct profile *p, struct profile_estimate *e)
 {
 	const struct profile_cost *c = &p->cost;
@@ -96,7 +101,6 @@ static void added(const struct profile *p, struct profile_estimate *e)
 void profile_untraced(const struct profile *p, struct profile_estimate *e)
 {
 	const struct profile_cost *c = &p->cost;
-	uint64_t floor, ceiling;
 
 	memset(e, 0, sizeof(*e));
 	syscall_time(p, e);
@@ -104,17 +108,16 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 		return;
 	e->known = true;
 	added(p, e);
-	floor = c->cpu_known ? c->user_ns : 0;
-	if (floor > p->wall_ns)
-		floor = p->wall_ns;
-	/* While the tracer works, the task it serves is stopped. */
-	ceiling = minus(p->wall_ns, c->busy_ns);
-	if (ceiling < floor)
-		ceiling = floor;
-	e->wall_lo_ns = clamp(minus(p->wall_ns, e->added_hi_ns), floor,
-			      ceiling);
-	e->wall_hi_ns = clamp(minus(p->wall_ns, e->added_lo_ns), floor,
-			      ceiling);
+	/*
+	 * The low end is what the program surely spent: its user CPU and
+	 * the least its syscalls can have taken.  The high end takes the
+	 * cheapest stops calibration saw, less the margin: a loaded machine
+	 * makes the run's stops dearer, never cheaper, so that end holds.
+	 */
+	e->wall_hi_ns = minus(p->wall_ns, e->added_lo_ns);
+	e->wall_lo_ns = (c->cpu_known ? c->user_ns : 0) + e->syscall_lo_ns;
+	if (e->wall_lo_ns > e->wall_hi_ns)
+		e->wall_lo_ns = e->wall_hi_ns;
 	e->wall_ns = clamp(minus(p->wall_ns, e->added_ns), e->wall_lo_ns,
 			   e->wall_hi_ns);
 	/* Trusted when the range spans less than half the estimate. */

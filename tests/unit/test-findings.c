@@ -324,12 +324,16 @@ static void test_untraced(void)
 	       "untraced run.\n", "names the stops and --baseline");
 	profile_release(&p);
 
-	/* Untraced 0.5 - 0.1 x 1 us (+-25%): 0.475-0.525 s, resolved. */
+	/*
+	 * Untraced at most 1 - 0.4 - 0.1 s x 0.75 = 0.525 s, at least the
+	 * 0.45 s of user CPU and 0.05 s of syscalls: resolved.
+	 */
 	costed(&p, 1000, 1000);
 	p.cost.busy_ns = 400000000ull;
+	p.cost.user_ns = 450000000ull;
 	row(&p, "write", 50000, 50000, 50000000ull);
 	expect(&p, "outside-syscalls", "- about 90% of the untraced run was "
-	       "outside syscalls: user-space work (user CPU 0.010 s) or "
+	       "outside syscalls: user-space work (user CPU 0.450 s) or "
 	       "waiting.\n", "against the untraced estimate");
 	expect(&p, "tracing-dominates", "", "silent under half the wall");
 	profile_release(&p);
