@@ -24,9 +24,10 @@ const struct profile_dim *const profile_dims[] = {
 
 #define SUB(field) { #field, offsetof(struct profile_sub, field) }
 const struct profile_sub_counter profile_sub_counters[] = {
-	SUB(calls),	  SUB(errors),	    SUB(einval),      SUB(timed),
-	SUB(time_ns),	  SUB(raw_time_ns), SUB(bytes_req),   SUB(bytes_done),
-	SUB(short_calls), SUB(size_max),    SUB(size_max_calls),
+	SUB(calls),	  SUB(errors),	  SUB(einval),
+	SUB(timed),	  SUB(time_ns),	  SUB(raw_time_ns),
+	SUB(bytes_req),	  SUB(bytes_done), SUB(short_calls),
+	SUB(size_max),	  SUB(size_max_calls),
 	{ NULL, 0 },
 };
 
@@ -69,7 +70,8 @@ int profile_set_dims(struct profile *p, const struct profile_dim *const *dims)
 	if (!dims)
 		dims = profile_dims;
 	for (n = 0; dims[n]; n++)
-		if (n == PROFILE_DIMS_MAX || dims[n]->key_size > PROFILE_KEY_MAX)
+		if (n == PROFILE_DIMS_MAX ||
+		    dims[n]->key_size > PROFILE_KEY_MAX)
 			return -EINVAL;
 	profile_breakdowns_release(p);
 	for (i = 0; i < PROFILE_DIMS_MAX; i++)

@@ -231,9 +231,14 @@ const struct profile_dim profile_dim_file = {
 
 /* --- the file breakdown of a profile, by files --- */
 
+static struct profile_breakdown *file_breakdown(struct profile *p)
+{
+	return profile_breakdown_rw(p, &profile_dim_file);
+}
+
 int profile_file_get(struct profile *p, const struct profile_file *f)
 {
-	struct profile_breakdown *b = profile_breakdown_rw(p, &profile_dim_file);
+	struct profile_breakdown *b = file_breakdown(p);
 	struct profile_file key;
 
 	if (!b)
@@ -251,7 +256,7 @@ int profile_file_get(struct profile *p, const struct profile_file *f)
 struct profile_sub *profile_io_get(struct profile *p, uint32_t file,
 				   uint32_t file2, uint32_t row)
 {
-	struct profile_breakdown *b = profile_breakdown_rw(p, &profile_dim_file);
+	struct profile_breakdown *b = file_breakdown(p);
 
 	return b ? profile_sub_get(b, file, file2, row) : NULL;
 }
@@ -259,7 +264,7 @@ struct profile_sub *profile_io_get(struct profile *p, uint32_t file,
 int profile_add_io(struct profile *p, uint32_t row, uint32_t file,
 		   uint32_t file2, const struct tracer_event *ev)
 {
-	struct profile_breakdown *b = profile_breakdown_rw(p, &profile_dim_file);
+	struct profile_breakdown *b = file_breakdown(p);
 
 	return b ? profile_sub_add(p, b, row, file, file2, ev) : -ENOENT;
 }
@@ -335,8 +340,7 @@ int profile_add_files(struct profile *p, struct fd_cache *c,
 	if (!c)
 		return 0;
 	fd_cache_event(c, ev);
-	if ((ev->flags & EVF_HIDDEN) ||
-	    !profile_breakdown_rw(p, &profile_dim_file))
+	if ((ev->flags & EVF_HIDDEN) || !file_breakdown(p))
 		return 0;
 	r = profile_event_row(p, ev);
 	if (!r)

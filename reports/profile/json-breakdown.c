@@ -21,8 +21,8 @@ static const char *const engines[] = { "seccomp-bpf", "ptrace", "" };
 
 /* Where one dimension lives in the document, and its words. */
 struct place {
-	const char *keys, *subs;	/* "files", "ios" or "keys", "rows" */
-	const char *ref, *ref2;		/* "file", "file2" or "key", "key2" */
+	const char *keys, *subs;	/* "files", "ios"; "keys", "rows" */
+	const char *ref, *ref2;		/* "file", "file2"; "key", "key2" */
 };
 
 static struct place place_of(const struct profile_dim *d)

@@ -94,8 +94,8 @@ struct profile_truth {
 /* One (syscall row, key, key2) sub-row. */
 struct profile_sub {
 	uint32_t key;			/* the source, or the only key */
-	uint32_t key2;			/* destination, or PROFILE_KEY_NONE */
-	uint32_t row;			/* index of the syscall's profile_row */
+	uint32_t key2;			/* destination, or KEY_NONE */
+	uint32_t row;			/* the syscall's profile_row */
 	int32_t next;			/* the key's next sub-row, or -1 */
 	uint64_t calls, errors, einval, timed, time_ns, raw_time_ns;
 	uint64_t bytes_req, bytes_done, short_calls;
@@ -154,7 +154,7 @@ extern const struct profile_dim *const profile_dims[];
 struct profile_breakdown {
 	const struct profile_dim *dim;	/* NULL: an unused slot */
 	unsigned char *keys;		/* nkeys keys, first-seen order */
-	int32_t *first;			/* per key: its newest sub-row, or -1 */
+	int32_t *first;			/* per key: newest sub-row, or -1 */
 	size_t nkeys, keys_cap;
 	uint32_t *slots;		/* hash index: key + 1, 0 empty */
 	size_t nslots;			/* a power of two, 2 * keys_cap */
@@ -290,8 +290,8 @@ int profile_set_dims(struct profile *p, const struct profile_dim *const *dims);
 /* Frees the keys and sub-rows of every breakdown; the dimensions stay. */
 void profile_breakdowns_release(struct profile *p);
 /* p's breakdown by dim; an empty one (dim NULL) when p has no such. */
-const struct profile_breakdown *profile_breakdown(const struct profile *p,
-						  const struct profile_dim *dim);
+const struct profile_breakdown *
+profile_breakdown(const struct profile *p, const struct profile_dim *dim);
 /* The same, to add to; NULL when p has no such dimension. */
 struct profile_breakdown *profile_breakdown_rw(struct profile *p,
 					       const struct profile_dim *dim);

@@ -457,6 +457,58 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+static char *fixture(const char *name, size_t *len)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/saved/%s",
+		 getenv("FIXTURES") ? getenv("FIXTURES") : "tests/fixtures",
+		 name);
+	return slurp(path, len);
+}
+
+/*
+ * A file saved before breakdowns were generic (iotrace at 0e5694a, a
+ * shell running dd with a refused O_DIRECT size, cat and dd: pairs,
+ * flags, findings): it loads, prints the report that iotrace printed
+ * for it then, and saves as it was with "breakdowns" added.
+ */
+static void test_saved_before_breakdowns(void)
+{
+	struct load_error e = { 0, "" };
+	char *text, *want, *t, *j, *again;
+	size_t len, wlen;
+	struct profile q;
+	json_t *doc;
+
+	text = fixture("0e5694a.json", &len);
+	want = fixture("0e5694a-report.txt", &wlen);
+	profile_init(&q);
+	is_int(profile_from_json(&q, text, len, &e), 0,
+	       "a file saved at 0e5694a loads (%s)", e.msg);
+	ok(profile_files(&q)->nkeys == 8 && profile_files(&q)->nsubs == 9 &&
+	   profile_files(&q)->subs[6].key2 != PROFILE_FILE_NONE,
+	   "its files and io rows, a copy_file_range pair among them");
+	t = render_all(&q);
+	is_str(t, want, "the report is the one iotrace printed then");
+	j = render(&q, FMT_JSON);
+	doc = json_loads(j, 0, NULL);
+	ok(json_is_object(json_object_get(doc, "breakdowns")),
+	   "saved again, it gains \"breakdowns\"");
+	json_object_del(doc, "breakdowns");
+	again = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	ok(again && len == strlen(again) + 1 &&
+	   !strncmp(text, again, len - 1) && text[len - 1] == '\n',
+	   "and is otherwise the same file, byte for byte");
+	json_decref(doc);
+	free(again);
+	free(j);
+	free(t);
+	free(want);
+	free(text);
+	profile_release(&q);
+}
+
 /*
  * The inputs `make fuzz` kept (seeds and former crashers): each loads or
  * fails with a line and a reason, and a loaded one renders.
@@ -504,6 +556,7 @@ int main(void)
 	test_round_trip();
 	test_files_round_trip();
 	test_older_file();
+	test_saved_before_breakdowns();
 	test_bad_json();
 	test_fuzz_inputs("json", true);
 	test_fuzz_inputs("strace", false);
