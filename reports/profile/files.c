@@ -334,13 +334,15 @@ int profile_add_files(struct profile *p, struct fd_cache *c,
 		      const struct tracer_event *ev)
 {
 	uint32_t file2 = PROFILE_FILE_NONE;
+	struct profile_breakdown *b;
 	struct profile_row *r;
 	int f1, f2 = 0;
 
 	if (!c)
 		return 0;
 	fd_cache_event(c, ev);
-	if ((ev->flags & EVF_HIDDEN) || !file_breakdown(p))
+	b = file_breakdown(p);
+	if ((ev->flags & EVF_HIDDEN) || !b)
 		return 0;
 	r = profile_event_row(p, ev);
 	if (!r)
@@ -355,8 +357,8 @@ int profile_add_files(struct profile *p, struct fd_cache *c,
 	}
 	if (f1 < 0 || f2 < 0)
 		return -ENOMEM;
-	return profile_add_io(p, (uint32_t)(r - p->rows), (uint32_t)f1, file2,
-			      ev);
+	return profile_sub_add(p, b, (uint32_t)(r - p->rows), (uint32_t)f1,
+			       file2, ev);
 }
 
 /* The I/O table's notes and the JSON "flags" (file_save) use these. */
