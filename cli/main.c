@@ -54,7 +54,9 @@ static void print_help(void)
 	       "prints an strace -c compatible table tied to the wall clock.\n\n"
 	       "Options:\n"
 	       "  -o FILE            write the report to FILE (default: stderr)\n"
-	       "      --format=FMT   table (default), json or csv\n"
+	       "      --format=FMT   table (default), json, csv, or\n"
+	       "                     csv-breakdown (a row per syscall\n"
+	       "                     and file)\n"
 	       "      --save FILE    also write the whole profile as JSON\n"
 	       "  -S KEY             sort by time|calls|errors|name|avg-time|\n"
 	       "                     min-time|max-time|p50|p90|p99\n"
@@ -96,6 +98,8 @@ int parse_format(const char *s)
 		return FMT_JSON;
 	if (!strcmp(s, "csv"))
 		return FMT_CSV;
+	if (!strcmp(s, "csv-breakdown"))
+		return FMT_CSV_BREAKDOWN;
 	return -1;
 }
 

@@ -50,14 +50,20 @@ int diff_build(struct diff *d, const struct profile *base,
 	d->nrows = n;
 	profile_totals(base, &d->tbase);
 	profile_totals(new, &d->tnew);
+	if (diff_build_subs(d) < 0) {
+		diff_release(d);
+		return -ENOMEM;
+	}
 	return diff_sort(d, "time");
 }
 
 void diff_release(struct diff *d)
 {
 	free(d->rows);
+	free(d->subs);
 	d->rows = NULL;
-	d->nrows = 0;
+	d->subs = NULL;
+	d->nrows = d->nsubs = 0;
 }
 
 static int64_t change(uint64_t a, uint64_t b)

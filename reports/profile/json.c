@@ -4,7 +4,8 @@
  * docs/json-schema.md), built with jansson.  Every number is an integer
  * in ns, bytes or counts, so nothing is lost to float rounding; the file
  * is what `iotrace report` and `iotrace diff` read back (load.c).
- * The per-file I/O part (files, ios) is written by json-files.c.
+ * The breakdowns (files, ios, breakdowns) are written by
+ * json-breakdown.c.
  */
 #include <string.h>
 #include "reports/profile/jload.h"
@@ -222,8 +223,7 @@ json_t *profile_to_json(const struct profile *p)
 	err |= set(o, "exit", exit_object(&p->exit));
 	err |= set(o, "totals", totals_object(p));
 	err |= set(o, "syscalls", rows_array(p));
-	err |= set(o, "files", files_to_json(p));
-	err |= set(o, "ios", ios_to_json(p));
+	err |= breakdowns_to_json(o, p);
 	err |= set(o, "truth", truth_object(&p->truth));
 	err |= set(o, "untraced", untraced_to_json(p));
 	if (err) {

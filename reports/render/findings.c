@@ -125,7 +125,8 @@ static int tiny_io(FILE *f, const struct profile *p,
 	return n;
 }
 
-static const char *io_name(const struct profile *p, const struct profile_io *io)
+static const char *io_name(const struct profile *p,
+			   const struct profile_sub *io)
 {
 	return p->rows[io->row].name;
 }
@@ -137,28 +138,30 @@ static const char *io_name(const struct profile *p, const struct profile_io *io)
  * aligned size come from the offset or the buffer: not this rule's.
  */
 static bool direct_size_refused(const struct profile *p,
-				const struct profile_io *io, uint64_t lbs)
+				const struct profile_sub *io, uint64_t lbs)
 {
-	const struct profile_file *file = &p->files[io->file];
+	const struct profile_file *file = profile_file_at(profile_files(p),
+							  io->key);
 
 	return (file->flags & PF_DIRECT) && io->einval &&
-	       io->file2 == PROFILE_FILE_NONE && io->size_max &&
+	       io->key2 == PROFILE_FILE_NONE && io->size_max &&
 	       io->size_max_calls == io->calls && io->size_max % lbs;
 }
 
 static int odirect_einval(FILE *f, const struct profile *p,
 			  const struct report_opts *o, double threshold)
 {
+	const struct profile_breakdown *b = profile_files(p);
 	const struct profile_file *file;
-	const struct profile_io *io;
+	const struct profile_sub *io;
 	char times[32], size[32], align[64];
 	size_t i;
 	int n = 0;
 
 	(void)o;
-	for (i = 0; i < p->nios; i++) {
-		io = &p->ios[i];
-		file = &p->files[io->file];
+	for (i = 0; i < b->nsubs; i++) {
+		io = &b->subs[i];
+		file = profile_file_at(b, io->key);
 		if (!direct_size_refused(p, io, file->lbs ? file->lbs
 						  : (uint64_t)threshold))
 			continue;
@@ -184,10 +187,11 @@ static int odirect_einval(FILE *f, const struct profile *p,
  * divides a block straddle block boundaries (1130 against 4096 does;
  * 1024 and 8192 do not).  Only when nearly every call asked that size.
  */
-static bool straddles(const struct profile *p, const struct profile_io *io,
+static bool straddles(const struct profile *p, const struct profile_sub *io,
 		      double threshold)
 {
-	const struct profile_file *file = &p->files[io->file];
+	const struct profile_file *file = profile_file_at(profile_files(p),
+							  io->key);
 	const char *name = io_name(p, io);
 	uint64_t s = io->size_max, b = file->blksize;
 
@@ -210,25 +214,27 @@ static const char *dir_word(const char *name)
 static int block_misfit(FILE *f, const struct profile *p,
 			const struct report_opts *o, double threshold)
 {
-	const struct profile_io *io;
+	const struct profile_breakdown *b = profile_files(p);
+	const struct profile_file *file;
+	const struct profile_sub *io;
 	char same[32], calls[32], size[32];
 	size_t i;
 	int n = 0;
 
 	(void)o;
-	for (i = 0; i < p->nios; i++) {
-		io = &p->ios[i];
+	for (i = 0; i < b->nsubs; i++) {
+		io = &b->subs[i];
 		if (!straddles(p, io, threshold))
 			continue;
+		file = profile_file_at(b, io->key);
 		fprintf(f, "- %s %s %s: %s of %s calls asked %s bytes, which "
 			"neither fills nor divides its block size %u: "
 			"sequential calls straddle block boundaries.\n",
-			io_name(p, io), dir_word(io_name(p, io)),
-			p->files[io->file].path,
+			io_name(p, io), dir_word(io_name(p, io)), file->path,
 			fmt_thousands(same, sizeof(same), io->size_max_calls),
 			fmt_thousands(calls, sizeof(calls), io->calls),
 			fmt_thousands(size, sizeof(size), io->size_max),
-			p->files[io->file].blksize);
+			file->blksize);
 		n++;
 	}
 	return n;
@@ -294,6 +300,12 @@ static int sync_heavy(FILE *f, const struct profile *p,
 	return n;
 }
 
+/* File i of the run. */
+static const struct profile_file *file_at(const struct profile *p, size_t i)
+{
+	return profile_file_at(profile_files(p), (uint32_t)i);
+}
+
 /* Files whose bytes can go through splice/sendfile/copy_file_range. */
 static bool copyable(const struct profile_file *f)
 {
@@ -308,19 +320,20 @@ struct flow {
 
 static void sum_by_file(const struct profile *p, struct flow *fl)
 {
-	const struct profile_io *io;
+	const struct profile_breakdown *b = profile_files(p);
+	const struct profile_sub *io;
 	size_t i;
 
-	for (i = 0; i < p->nios; i++) {
-		io = &p->ios[i];
-		if (io->file2 != PROFILE_FILE_NONE)
+	for (i = 0; i < b->nsubs; i++) {
+		io = &b->subs[i];
+		if (io->key2 != PROFILE_FILE_NONE)
 			continue;
 		if (name_in(io_name(p, io), read_family)) {
-			fl[io->file].in += io->bytes_done;
-			fl[io->file].in_calls += io->calls;
+			fl[io->key].in += io->bytes_done;
+			fl[io->key].in_calls += io->calls;
 		} else if (name_in(io_name(p, io), write_family)) {
-			fl[io->file].out += io->bytes_done;
-			fl[io->file].out_calls += io->calls;
+			fl[io->key].out += io->bytes_done;
+			fl[io->key].out_calls += io->calls;
 		}
 	}
 }
@@ -341,7 +354,7 @@ static bool about_equal(uint64_t a, uint64_t b, uint64_t slack)
 static bool copies(const struct profile *p, const struct flow *fl, size_t a,
 		   size_t b, double threshold)
 {
-	return a != b && copyable(&p->files[a]) && copyable(&p->files[b]) &&
+	return a != b && copyable(file_at(p, a)) && copyable(file_at(p, b)) &&
 	       (double)fl[a].in >= threshold &&
 	       about_equal(fl[a].in, fl[b].out, 0) &&
 	       about_equal(fl[a].in_calls, fl[b].out_calls, 2);
@@ -351,11 +364,11 @@ static bool copies(const struct profile *p, const struct flow *fl, size_t a,
 static uint64_t best_pair(const struct profile *p, const struct flow *fl,
 			  double threshold, size_t *src, size_t *dst)
 {
+	size_t a, b, n = profile_files(p)->nkeys;
 	uint64_t best = 0;
-	size_t a, b;
 
-	for (a = 0; a < p->nfiles; a++)
-		for (b = 0; b < p->nfiles; b++) {
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++) {
 			if (!copies(p, fl, a, b, threshold) || fl[a].in <= best)
 				continue;
 			best = fl[a].in;
@@ -378,7 +391,7 @@ static const char *copy_call(const struct profile_file *a,
 static int user_copy(FILE *f, const struct profile *p,
 		     const struct report_opts *o, double threshold)
 {
-	struct flow *fl = calloc(p->nfiles + 1, sizeof(*fl));
+	struct flow *fl = calloc(profile_files(p)->nkeys + 1, sizeof(*fl));
 	size_t src = 0, dst = 0;
 	uint64_t bytes;
 	char b[32];
@@ -393,8 +406,9 @@ static int user_copy(FILE *f, const struct profile *p,
 		goto out_free;
 	fprintf(f, "- read+write pairs copied %s through user space from %s "
 		"to %s: %s would skip the copy.\n",
-		fmt_bytes(b, sizeof(b), bytes), p->files[src].path,
-		p->files[dst].path, copy_call(&p->files[src], &p->files[dst]));
+		fmt_bytes(b, sizeof(b), bytes), file_at(p, src)->path,
+		file_at(p, dst)->path, copy_call(file_at(p, src),
+						 file_at(p, dst)));
 	n = 1;
 out_free:
 	free(fl);

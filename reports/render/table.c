@@ -299,7 +299,7 @@ int table_render(FILE *f, const struct profile *p, const struct report_opts *o)
 		      "and no errors; see -e count=)\n", f);
 	truth_render(f, p, o);
 	free(rows);
-	if (io_render(f, p, o) < 0 || histogram_render(f, p, o) < 0 ||
+	if (breakdown_render(f, p, o) < 0 || histogram_render(f, p, o) < 0 ||
 	    findings_render(f, p, o) < 0)
 		return -1;
 	return ferror(f) ? -1 : 0;

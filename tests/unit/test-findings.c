@@ -26,12 +26,12 @@ static struct profile_row *row(struct profile *p, const char *name,
 }
 
 /* An io row of every call asking `size` bytes, all moved. */
-static struct profile_io *io(struct profile *p, const char *name,
-			     uint32_t f, uint64_t calls, uint64_t size)
+static struct profile_sub *io(struct profile *p, const char *name,
+			      uint32_t f, uint64_t calls, uint64_t size)
 {
 	struct profile_row *r = profile_row_get(p, name);
-	struct profile_io *v = profile_io_get(p, f, PROFILE_FILE_NONE,
-					      (uint32_t)(r - p->rows));
+	struct profile_sub *v = profile_io_get(p, f, PROFILE_FILE_NONE,
+					       (uint32_t)(r - p->rows));
 
 	v->calls = v->timed = calls;
 	v->size_max = size;
@@ -103,7 +103,7 @@ static void test_tiny_io(void)
 
 static void test_odirect_einval(void)
 {
-	struct profile_io *v;
+	struct profile_sub *v;
 	struct profile p;
 	uint32_t f;
 
@@ -142,7 +142,7 @@ static void test_odirect_einval(void)
 
 static void test_block_misfit(void)
 {
-	struct profile_io *v;
+	struct profile_sub *v;
 	struct profile p;
 	uint32_t f;
 
