@@ -211,6 +211,20 @@ static const char *dir_word(const char *name)
 	return name_in(name, read_family) ? "from" : "to";
 }
 
+/*
+ * What straddling costs depends on the path: O_DIRECT and O_SYNC make the
+ * device do partial blocks (read-modify-write, or a refusal); through the
+ * page cache the kernel merges them, and the size is a neutral fact.
+ */
+static const char *misfit_cost(const struct profile_file *file)
+{
+	if (file->flags & (PF_DIRECT | PF_SYNC | PF_DSYNC))
+		return "with O_DIRECT or O_SYNC each call makes the device "
+		       "handle partial blocks";
+	return "through the page cache this costs little, the kernel merges "
+	       "partial blocks; it matters with O_DIRECT or O_SYNC";
+}
+
 static int block_misfit(FILE *f, const struct profile *p,
 			const struct report_opts *o, double threshold)
 {
@@ -228,13 +242,12 @@ static int block_misfit(FILE *f, const struct profile *p,
 			continue;
 		file = profile_file_at(b, io->key);
 		fprintf(f, "- %s %s %s: %s of %s calls asked %s bytes, which "
-			"neither fills nor divides its block size %u: "
-			"sequential calls straddle block boundaries.\n",
+			"neither fills nor divides its block size %u: %s.\n",
 			io_name(p, io), dir_word(io_name(p, io)), file->path,
 			fmt_thousands(same, sizeof(same), io->size_max_calls),
 			fmt_thousands(calls, sizeof(calls), io->calls),
 			fmt_thousands(size, sizeof(size), io->size_max),
-			file->blksize);
+			file->blksize, misfit_cost(file));
 		n++;
 	}
 	return n;
