@@ -492,6 +492,47 @@ static int tracing_dominates(FILE *f, const struct profile *p,
 	return 1;
 }
 
+static bool waits_on_peer(const struct profile_file *f)
+{
+	return f && (f->kind == FD_PIPE || f->kind == FD_SOCK);
+}
+
+/*
+ * Calls on a pipe or socket wait for the other end, and tracing slows
+ * this end: a traced writer fills the pipe more slowly, so its reader
+ * (or it) waits less or more than untraced.  Their times are not the
+ * untraced ones; say so where they weigh in the total.
+ */
+static int peer_waits(FILE *f, const struct profile *p,
+		      const struct report_opts *o, double threshold)
+{
+	const struct profile_breakdown *b = profile_files(p);
+	const struct profile_sub *io;
+	uint64_t busy = 0, peer = 0, calls = 0;
+	char n[32];
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++)
+		if (!profile_row_waits(&p->rows[i]))
+			busy += row_time(&p->rows[i], o);
+	for (i = 0; i < b->nsubs; i++) {
+		io = &b->subs[i];
+		if (!waits_on_peer(profile_file_at(b, io->key)) &&
+		    (io->key2 == PROFILE_KEY_NONE ||
+		     !waits_on_peer(profile_file_at(b, io->key2))))
+			continue;
+		peer += io->time_ns;
+		calls += io->calls;
+	}
+	if (!busy || pct(peer, busy) < threshold)
+		return 0;
+	fprintf(f, "- %s calls on pipes or sockets took %.0f%% of syscall "
+		"time: they wait for the other end, and tracing slows this "
+		"one, so their times are not what they would be untraced.\n",
+		fmt_thousands(n, sizeof(n), calls), pct(peer, busy));
+	return 1;
+}
+
 /* The rules, in the order their findings print. */
 static const struct rule rules[] = {
 	{ "tiny-io", tiny_io, 4096 },		/* mean bytes per call below */
@@ -501,6 +542,7 @@ static const struct rule rules[] = {
 	{ "user-copy", user_copy, 1000000 },	/* bytes copied, at least */
 	{ "outside-syscalls", outside_syscalls, 80 }, /* % of wall */
 	{ "tracing-dominates", tracing_dominates, 50 }, /* % added */
+	{ "peer-waits", peer_waits, 10 },	/* % of syscall time */
 };
 
 int findings_run(FILE *f, const struct profile *p,

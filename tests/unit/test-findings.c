@@ -321,6 +321,27 @@ static void costed(struct profile *p, uint64_t stop_lo, uint64_t stop_hi)
 	p->cost.user_ns = 10000000ull;
 }
 
+static void test_peer_waits(void)
+{
+	struct profile_sub *v;
+	struct profile p;
+	uint32_t f;
+
+	fresh(&p);
+	f = file(&p, "pipe:[7]", FD_PIPE, 0, 4096, 0);
+	v = io(&p, "write", f, 1000, 65536);
+	v->time_ns = 300000;
+	row(&p, "write", 1000, 65536000, 300000);
+	row(&p, "read", 1000, 65536000, 700000);
+	expect(&p, "peer-waits", "- 1,000 calls on pipes or sockets took 30% "
+	       "of syscall time: they wait for the other end, and tracing "
+	       "slows this one, so their times are not what they would be "
+	       "untraced.\n", "a pipe's share named");
+	v->time_ns = 90000;
+	expect(&p, "peer-waits", "", "silent under 10%");
+	profile_release(&p);
+}
+
 static void test_untraced(void)
 {
 	struct profile p;
@@ -411,6 +432,7 @@ int main(void)
 	test_block_misfit();
 	test_sync_heavy();
 	test_untraced();
+	test_peer_waits();
 	test_user_copy();
 	test_outside();
 	test_render();
