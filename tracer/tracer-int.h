@@ -89,6 +89,7 @@ struct task {
 	int nr;
 	uint64_t args[6];
 	uint64_t entry_ns;
+	pid_t tgid;		/* thread group; 0 until known (loop.c) */
 };
 
 struct task_table {
@@ -103,6 +104,10 @@ void task_table_release(struct task_table *tt);
 struct task *task_get(struct task_table *tt, pid_t tid);
 struct task *task_find(struct task_table *tt, pid_t tid);
 void task_del(struct task_table *tt, pid_t tid);
+
+struct loop;
+/* Adds a task the loop must know before its first stop.  NULL: ENOMEM. */
+struct task *loop_add_task(struct loop *l, pid_t tid, pid_t tgid);
 
 static inline uint64_t mono_ns(void)
 {

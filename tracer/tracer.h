@@ -25,8 +25,12 @@ enum {
 				   cache right: never counted */
 };
 
+/* An optional id an engine does not give (file_id, stack_id). */
+#define TRACER_ID_NONE 0u
+
 struct tracer_event {
 	pid_t tid;
+	pid_t tgid;		/* thread group (process) of tid */
 	uint32_t arch;		/* AUDIT_ARCH_* of the call */
 	int nr;			/* syscall number in that arch */
 	unsigned flags;		/* EVF_* */
@@ -34,6 +38,14 @@ struct tracer_event {
 	int64_t ret;		/* return value, -errno on error */
 	uint64_t entry_ns;	/* CLOCK_MONOTONIC at the entry stop */
 	uint64_t exit_ns;	/* CLOCK_MONOTONIC at the exit stop */
+	/*
+	 * Ids an engine may give with the call, TRACER_ID_NONE when it does
+	 * not: the file the call used (none today: the sink finds files from
+	 * the arguments, fds.c) and its call-site stack (from an unwinder).
+	 * An engine that gives them documents what they index.
+	 */
+	uint32_t file_id;
+	uint32_t stack_id;
 };
 
 struct tracer_sink {
