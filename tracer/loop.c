@@ -7,6 +7,12 @@
  * here allocates, formats or reads /proc per stop:
  * PTRACE_GET_SYSCALL_INFO gives everything in one call, and the per-task
  * state lives in a table that only changes when tasks come and go.
+ *
+ * The loop is the same whatever the target (ptrace.c): it assumes nothing
+ * about how it came to know a task.  A task first met at an exit stop
+ * (seized mid-call) has no entry, and that call is not reported; a task
+ * first met anywhere else gets its thread group from its parent's clone
+ * event or, failing that, one /proc read in its life.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,17 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "tracer/tracer-int.h"
-
-struct loop {
-	const struct tracer_opts *opts;
-	const struct tracer_sink *sink;
-	struct tracer_result *res;
-	struct plan plan;
-	struct pin pin;
-	struct task_table tasks;
-	pid_t leader;
-	bool killed_all;
-};
 
 /*
  * The thread group of tid from /proc/TID/status (Tgid: is its fourth
@@ -284,17 +279,7 @@ struct task *loop_add_task(struct loop *l, pid_t tid, pid_t tgid)
 	return t;
 }
 
-static void kill_all(struct loop *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->tasks.cap; i++)
-		if (l->tasks.slots[i].tid)
-			kill(l->tasks.slots[i].tid, SIGKILL);
-	l->killed_all = true;
-}
-
-static int run_loop(struct loop *l)
+int loop_run(struct loop *l)
 {
 	struct task *t;
 	uint64_t now;
@@ -304,8 +289,10 @@ static int run_loop(struct loop *l)
 	for (;;) {
 		tid = waitpid(-1, &status, __WALL);
 		now = mono_ns();
-		if (tracer_fatal_signal && !l->killed_all)
-			kill_all(l);
+		if (tracer_fatal_signal && !l->ending) {
+			l->ending = true;
+			l->target->end(l);
+		}
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -319,43 +306,8 @@ static int run_loop(struct loop *l)
 		t = task_get(&l->tasks, tid);
 		if (!t)
 			return -ENOMEM;
-		if (l->killed_all)
-			kill(tid, SIGKILL);
+		if (l->ending && l->target->end_task(l, t))
+			continue;
 		on_stop(l, t, status, now);
 	}
-}
-
-int tracer_run(const struct tracer_opts *opts,
-	       const struct tracer_child *child,
-	       const struct tracer_sink *sink, struct tracer_result *res)
-{
-	struct loop l = { .opts = opts, .sink = sink, .res = res };
-	int err;
-
-	memset(res, 0, sizeof(*res));
-	task_table_init(&l.tasks);
-	err = plan_build(&l.plan, opts);
-	if (err < 0)
-		return err;
-	if (opts->pin)
-		pin_start(&l.pin);
-	l.leader = tracer_spawn(opts, &l.plan, child);
-	if (l.leader < 0) {
-		err = l.leader;
-		goto out_unpin;
-	}
-	tracer_leader = l.leader;
-	/* Without memory for it, the loop's first task_get() fails too. */
-	loop_add_task(&l, l.leader, l.leader);
-	res->start_ns = mono_ns();
-	err = run_loop(&l);
-	res->end_ns = mono_ns();
-	res->fatal_signal = tracer_fatal_signal;
-	tracer_leader = 0;
-out_unpin:
-	if (l.pin.active)
-		pin_end(&l.pin, 0, 0);
-	plan_release(&l.plan);
-	task_table_release(&l.tasks);
-	return err;
 }
