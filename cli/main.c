@@ -134,9 +134,6 @@ static void settle_options(struct cli_opts *o)
 		syscall_set_parse(&o->count_set, "all", bad, sizeof(bad));
 		o->tracer.count = &o->count_set;
 	}
-	o->seccomp_why_not = o->no_seccomp ? "--no-seccomp" :
-			     tracer_seccomp_unusable(&o->tracer);
-	o->tracer.seccomp = !o->seccomp_why_not;
 }
 
 enum {
@@ -233,7 +230,8 @@ static const struct cli_command *find_command(const char *word)
 
 int main(int argc, char **argv)
 {
-	struct cli_opts o = { .tracer.follow = true, .tracer.pin = true,
+	struct cli_opts o = { .engine = tracer_engines[0],
+			      .tracer.follow = true, .tracer.pin = true,
 			      .report.findings = true };
 	const struct cli_command *cmd;
 	bool dashdash;

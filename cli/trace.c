@@ -70,6 +70,30 @@ static int write_outputs(const struct cli_opts *o, const struct profile *p,
 }
 
 /*
+ * The engine's mode for target: seccomp-bpf unless --no-seccomp or the
+ * engine's probe says it cannot be had here (then every call stops).  0,
+ * or -1 with the reason printed when the engine cannot trace target.
+ */
+static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
+		       const char *what)
+{
+	const char *why;
+
+	o->tracer.seccomp = !o->no_seccomp;
+	o->seccomp_why_not = o->no_seccomp ? "--no-seccomp" : NULL;
+	why = o->engine->probe(&o->tracer, target);
+	if (why && o->tracer.seccomp) {
+		o->seccomp_why_not = why;
+		o->tracer.seccomp = false;
+		why = o->engine->probe(&o->tracer, target);
+	}
+	if (why)
+		return error("cannot trace '%s' with the %s engine: %s", what,
+			     o->engine->name, why);
+	return 0;
+}
+
+/*
  * Measures the stop overhead to subtract, unless nothing is timed.  A
  * failed calibration leaves times uncorrected, and says so.
  */
@@ -78,11 +102,9 @@ static void calibrate(const struct cli_opts *o, struct profile *p,
 {
 	int err;
 
-	snprintf(p->engine, sizeof(p->engine), "%s",
-		 o->tracer.seccomp ? "seccomp-bpf" : "ptrace");
 	if (o->count_only)
 		return;
-	err = tracer_calibrate(&o->tracer, c);
+	err = o->engine->calibrate(&o->tracer, c);
 	if (err < 0 && !tracer_pending_signal()) {
 		error("calibration failed (%s): times are not corrected",
 		      strerror(-err));
@@ -118,7 +140,7 @@ static void recalibrate(const struct cli_opts *o, struct profile *p,
 	c->user_ns = res->user_ns;
 	c->sys_ns = res->sys_ns;
 	if (!p->calibrated || tracer_pending_signal() ||
-	    tracer_calibrate(&o->tracer, &after) < 0)
+	    o->engine->calibrate(&o->tracer, &after) < 0)
 		return;
 	c->known = true;
 	c->overhead_lo_ns = min_u64(before->overhead_lo_ns,
@@ -130,7 +152,7 @@ static void recalibrate(const struct cli_opts *o, struct profile *p,
 	c->stop_hi_ns = max_u64(before->stop_ns, after.stop_ns);
 }
 
-int trace_collect(struct cli_opts *o, const struct tracer_child *child,
+int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 		  int argc, char **argv, struct profile *p)
 {
 	struct sink_ctx sctx;
@@ -142,6 +164,8 @@ int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 	profile_init(p);
 	if (profile_set_command(p, argc, argv) < 0)
 		return error("out of memory");
+	if (choose_mode(o, target, argv[0]) < 0)
+		return -1;
 	tracer_signals_init();
 	calibrate(o, p, &calib);
 	if (tracer_pending_signal())
@@ -150,8 +174,10 @@ int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 	/* The tracer shows the cache every close, even under -e trace=. */
 	sctx.p = p;
 	sctx.fds = fd_cache_new(p->native_arch, true);
-	err = tracer_run(&o->tracer, child, &sink, &res);
+	err = o->engine->run(&o->tracer, target, &sink, &res);
 	fd_cache_free(sctx.fds);
+	snprintf(p->engine, sizeof(p->engine), "%s",
+		 res.engine ? res.engine : "");
 	if (err < 0 && !res.exited)
 		return error("cannot trace '%s': %s", argv[0], strerror(-err));
 	if (err < 0)
@@ -160,20 +186,10 @@ int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 	p->stops = res.stops;
 	profile_set_exit(p, res.status, res.fatal_signal);
 	recalibrate(o, p, &calib, &res);
-	if (getenv("IOTRACE_DEBUG")) {
-		struct profile_estimate e;
-		profile_untraced(p, &e);
-		fprintf(stderr, "DBG wall %.4f user %.4f sys %.4f ovh %lu [%lu-%lu] busy %.4f stop [%lu-%lu] added %.4f [%.4f-%.4f] est %.4f [%.4f-%.4f] res %d sc %.4f [%.4f-%.4f] wait %.4f\n",
-			p->wall_ns/1e9, p->cost.user_ns/1e9, p->cost.sys_ns/1e9, (unsigned long)p->overhead_ns,
-			(unsigned long)p->cost.overhead_lo_ns, (unsigned long)p->cost.overhead_hi_ns,
-			p->cost.busy_ns/1e9, (unsigned long)p->cost.stop_lo_ns, (unsigned long)p->cost.stop_hi_ns,
-			e.added_ns/1e9, e.added_lo_ns/1e9, e.added_hi_ns/1e9, e.wall_ns/1e9, e.wall_lo_ns/1e9, e.wall_hi_ns/1e9,
-			e.resolved, e.syscall_ns/1e9, e.syscall_lo_ns/1e9, e.syscall_hi_ns/1e9, e.wait_ns/1e9);
-	}
 	return 0;
 }
 
-int trace_and_report(struct cli_opts *o, const struct tracer_child *child,
+int trace_and_report(struct cli_opts *o, const struct tracer_target *target,
 		     int argc, char **argv,
 		     int (*before)(struct profile *p, void *arg), void *arg)
 {
@@ -183,7 +199,7 @@ int trace_and_report(struct cli_opts *o, const struct tracer_child *child,
 
 	if (open_outputs(o, &out, &save) < 0)
 		return 1;
-	if (trace_collect(o, child, argc, argv, &p) < 0 ||
+	if (trace_collect(o, target, argc, argv, &p) < 0 ||
 	    (before && before(&p, arg) < 0)) {
 		if (tracer_pending_signal())
 			status = 128 + tracer_pending_signal();
@@ -202,7 +218,7 @@ out_release:
 	return status;
 }
 
-int exec_child(int argc, char **argv, struct tracer_child *child)
+int exec_child(int argc, char **argv, struct tracer_target *target)
 {
 	char path[PATH_MAX], **args;
 	int err;
@@ -220,30 +236,30 @@ int exec_child(int argc, char **argv, struct tracer_child *child)
 		return 1;
 	}
 	memcpy(args + 1, argv + 1, (size_t)argc * sizeof(*args));
-	child->run = tracer_exec_child;
-	child->arg = args;
+	target->kind = TARGET_COMMAND;
+	target->argv = args;
 	return 0;
 }
 
-void exec_child_release(struct tracer_child *child)
+void exec_child_release(struct tracer_target *target)
 {
-	char **args = child->arg;
+	char **args = target->argv;
 
 	if (args)
 		free(args[0]);
 	free(args);
-	child->arg = NULL;
+	target->argv = NULL;
 }
 
 int cmd_trace(struct cli_opts *o, int argc, char **argv)
 {
-	struct tracer_child child;
+	struct tracer_target target;
 	int status;
 
-	status = exec_child(argc, argv, &child);
+	status = exec_child(argc, argv, &target);
 	if (status)
 		return status;
-	status = trace_and_report(o, &child, argc, argv, NULL, NULL);
-	exec_child_release(&child);
+	status = trace_and_report(o, &target, argc, argv, NULL, NULL);
+	exec_child_release(&target);
 	return status;
 }

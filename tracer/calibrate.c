@@ -2,11 +2,11 @@
 /*
  * Calibration: what does tracing add to the time of one call?  A traced
  * helper makes a trivial syscall (getppid) CALIB_CALLS times under exactly
- * the run's tracing mode (seccomp or not, pinned or not); the median time
- * the tracer sees, minus the median of the same call made untraced, is
- * the fixed cost of a stop pair.  The profile subtracts it from every
- * timed call, never going below zero.  Medians, because a shared machine
- * adds outliers that a mean would carry.
+ * the run's engine and tracing mode (seccomp or not, pinned or not); the
+ * median time the engine reports, minus the median of the same call made
+ * untraced, is the fixed cost the engine adds (for ptrace, a stop pair).
+ * The profile subtracts it from every timed call, never going below zero.
+ * Medians, because a shared machine adds outliers that a mean would carry.
  *
  * Two more things come out of the same calls: the quartiles of that cost
  * (how far one corrected call can be trusted), and what a traced call
@@ -110,11 +110,13 @@ static void fill(struct tracer_calibration *c, struct samples *s,
 	c->stop_ns = minus(c->pair_ns, 2 * busy) / 2;
 }
 
-int tracer_calibrate(const struct tracer_opts *opts,
+int calibrate_by_run(const struct tracer_engine *e,
+		     const struct tracer_opts *opts,
 		     struct tracer_calibration *c)
 {
 	struct tracer_opts o = *opts;
-	struct tracer_child child = { calib_child, NULL };
+	struct tracer_target target = { .kind = TARGET_FUNCTION,
+					.child = { calib_child, NULL } };
 	struct samples *s = calloc(1, sizeof(*s));
 	struct tracer_sink sink = { calib_sink, s };
 	struct syscall_set only;
@@ -128,7 +130,7 @@ int tracer_calibrate(const struct tracer_opts *opts,
 	syscall_set_parse(&only, "getppid", bad, sizeof(bad));
 	o.trace = &only;
 	o.count = NULL;
-	err = tracer_run(&o, &child, &sink, &res);
+	err = e->run(&o, &target, &sink, &res);
 	if (!err && s->n < CALIB_CALLS / 2)
 		err = -EIO;
 	if (!err)

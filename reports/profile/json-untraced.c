@@ -6,7 +6,8 @@
  * the arithmetic, the estimate itself with its bounds.  Only the
  * ingredients are read back: the rest is computed again, so a report of a
  * saved run prints what the run printed.  Absent in older files and in
- * runs that timed nothing.
+ * runs that timed nothing (never written as null, so an older file saved
+ * again stays as it was).
  */
 #include <string.h>
 #include "reports/profile/jload.h"

@@ -248,7 +248,8 @@ json_t *profile_to_json(const struct profile *p)
 	err |= set(o, "syscalls", rows_array(p));
 	err |= breakdowns_to_json(o, p);
 	err |= set(o, "truth", truth_object(&p->truth));
-	err |= set(o, "untraced", untraced_to_json(p));
+	if (p->cost.known)
+		err |= set(o, "untraced", untraced_to_json(p));
 	if (err) {
 		json_decref(o);
 		return NULL;

@@ -143,7 +143,8 @@ static void print_waits(FILE *f, const struct profile *p)
 	char a[32];
 
 	profile_untraced(p, &e);
-	if (!e.wait_ns || e.wait_ns * 100 < p->wall_ns)
+	/* Older files printed no such line: their report stays as it was. */
+	if (!e.known || !e.wait_ns || e.wait_ns * 100 < p->wall_ns)
 		return;		/* under 1% of the wall: not worth a line */
 	fprintf(f, "iotrace: %s of that in calls that wait for other "
 		"processes or events (wait4, poll, futex...), left out of "
