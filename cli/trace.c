@@ -97,18 +97,59 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
  * Measures the stop overhead to subtract, unless nothing is timed.  A
  * failed calibration leaves times uncorrected, and says so.
  */
-static void calibrate(const struct cli_opts *o, struct profile *p)
+static void calibrate(const struct cli_opts *o, struct profile *p,
+		      struct tracer_calibration *c)
 {
 	int err;
 
 	if (o->count_only)
 		return;
-	err = o->engine->calibrate(&o->tracer, &p->overhead_ns);
-	if (err < 0 && !tracer_pending_signal())
+	err = o->engine->calibrate(&o->tracer, c);
+	if (err < 0 && !tracer_pending_signal()) {
 		error("calibration failed (%s): times are not corrected",
 		      strerror(-err));
-	else
-		p->calibrated = true;
+		return;
+	}
+	p->overhead_ns = c->overhead_ns;
+	p->calibrated = true;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * Calibrates again once the command is done: the cost of a stop drifts
+ * (frequency, the other core's load), and the two measurements bound it.
+ * The correction already applied stays the first one.
+ */
+static void recalibrate(const struct cli_opts *o, struct profile *p,
+			const struct tracer_calibration *before,
+			const struct tracer_result *res)
+{
+	struct tracer_calibration after;
+	struct profile_cost *c = &p->cost;
+
+	c->cpu_known = res->exited;
+	c->user_ns = res->user_ns;
+	c->sys_ns = res->sys_ns;
+	if (!p->calibrated || tracer_pending_signal() ||
+	    o->engine->calibrate(&o->tracer, &after) < 0)
+		return;
+	c->known = true;
+	c->overhead_lo_ns = min_u64(before->overhead_lo_ns,
+				    after.overhead_lo_ns);
+	c->overhead_hi_ns = max_u64(before->overhead_hi_ns,
+				    after.overhead_hi_ns);
+	c->busy_ns = res->busy_ns;
+	c->stop_lo_ns = min_u64(before->stop_ns, after.stop_ns);
+	c->stop_hi_ns = max_u64(before->stop_ns, after.stop_ns);
 }
 
 int trace_collect(struct cli_opts *o, const struct tracer_target *target,
@@ -116,6 +157,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 {
 	struct sink_ctx sctx;
 	struct tracer_sink sink = { on_syscall, &sctx };
+	struct tracer_calibration calib;
 	struct tracer_result res;
 	int err;
 
@@ -125,7 +167,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	if (choose_mode(o, target, argv[0]) < 0)
 		return -1;
 	tracer_signals_init();
-	calibrate(o, p);
+	calibrate(o, p, &calib);
 	if (tracer_pending_signal())
 		return error("SIG%s before '%s' started: nothing run",
 			     sigabbrev_np(tracer_pending_signal()), argv[0]);
@@ -143,6 +185,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	p->wall_ns = res.end_ns - res.start_ns;
 	p->stops = res.stops;
 	profile_set_exit(p, res.status, res.fatal_signal);
+	recalibrate(o, p, &calib, &res);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -261,11 +262,19 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	}
 }
 
-static void on_gone(struct loop *l, pid_t tid, int status)
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+}
+
+static void on_gone(struct loop *l, pid_t tid, int status,
+		    const struct rusage *ru)
 {
 	if (tid == l->leader) {
 		l->res->status = status;
 		l->res->exited = true;
+		l->res->user_ns = tv_ns(&ru->ru_utime);
+		l->res->sys_ns = tv_ns(&ru->ru_stime);
 	}
 	task_del(&l->tasks, tid);
 }
@@ -281,13 +290,14 @@ struct task *loop_add_task(struct loop *l, pid_t tid, pid_t tgid)
 
 int loop_run(struct loop *l)
 {
+	struct rusage ru;
 	struct task *t;
 	uint64_t now;
 	int status;
 	pid_t tid;
 
 	for (;;) {
-		tid = waitpid(-1, &status, __WALL);
+		tid = wait4(-1, &status, __WALL, &ru);
 		now = mono_ns();
 		if (tracer_fatal_signal && !l->ending) {
 			l->ending = true;
@@ -300,7 +310,7 @@ int loop_run(struct loop *l)
 		}
 		l->res->stops++;
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			on_gone(l, tid, status);
+			on_gone(l, tid, status, &ru);
 			continue;
 		}
 		t = task_get(&l->tasks, tid);
@@ -309,5 +319,7 @@ int loop_run(struct loop *l)
 		if (l->ending && l->target->end_task(l, t))
 			continue;
 		on_stop(l, t, status, now);
+		/* What tracing costs that the stops' count cannot tell. */
+		l->res->busy_ns += mono_ns() - now;
 	}
 }

@@ -69,9 +69,9 @@ static void result_init(struct tracer_result *res,
 }
 
 static int ptrace_calibrate(const struct tracer_opts *opts,
-			    uint64_t *overhead_ns)
+			    struct tracer_calibration *c)
 {
-	return calibrate_by_run(&ptrace_engine, opts, overhead_ns);
+	return calibrate_by_run(&ptrace_engine, opts, c);
 }
 
 int ptrace_run_target(const struct ptrace_target *pt,

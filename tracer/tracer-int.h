@@ -121,7 +121,8 @@ extern const struct tracer_engine ptrace_engine;
  * the untraced median.  For any engine that times calls from outside.
  */
 int calibrate_by_run(const struct tracer_engine *e,
-		     const struct tracer_opts *opts, uint64_t *overhead_ns);
+		     const struct tracer_opts *opts,
+		     struct tracer_calibration *c);
 
 struct ptrace_target;
 

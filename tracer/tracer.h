@@ -76,6 +76,16 @@ struct tracer_opts {
 	bool pin;			/* tracer and a lone tracee on one CPU */
 };
 
+/* What tracing costs a timed call, measured by an engine's calibrate(). */
+struct tracer_calibration {
+	uint64_t overhead_ns;	/* median: added between entry and exit stop */
+	uint64_t overhead_lo_ns, overhead_hi_ns; /* its quartiles */
+	uint64_t pair_ns;	/* wall clock a timed call adds to the run */
+	uint64_t stop_ns;	/* of which each stop adds outside the
+				   tracer's own work (switches, wake-ups) */
+	uint64_t bare_ns;	/* the same trivial call, untraced */
+};
+
 /* What a traced child runs once it is traced; returns its exit status. */
 struct tracer_child {
 	int (*run)(void *arg);
@@ -112,6 +122,10 @@ struct tracer_result {
 	uint64_t start_ns;	/* CLOCK_MONOTONIC when the child was released */
 	uint64_t end_ns;	/* CLOCK_MONOTONIC when the last task was gone */
 	uint64_t stops;		/* ptrace stops handled */
+	uint64_t busy_ns;	/* the tracer's own work at the stops, from
+				   wait's return to the resume */
+	uint64_t user_ns, sys_ns; /* CPU time of the first process and the
+				   children it waited for (wait4's rusage) */
 	/*
 	 * How the calls were measured, as reports and saved profiles name
 	 * it: the engine's mode where it has several ("seccomp-bpf" or
@@ -139,9 +153,11 @@ struct tracer_engine {
 	/*
 	 * The fixed time the engine adds to each timed call, measured now
 	 * as opts would trace (a few ms; it runs a target of its own), for
-	 * the profile to subtract.  0 or -errno.
+	 * the profile to subtract, with its spread and what a call costs
+	 * the wall clock (struct tracer_calibration).  0 or -errno.
 	 */
-	int (*calibrate)(const struct tracer_opts *opts, uint64_t *overhead_ns);
+	int (*calibrate)(const struct tracer_opts *opts,
+			 struct tracer_calibration *c);
 	/*
 	 * Traces target until no traced task is left, giving each call to
 	 * sink->syscall() once, from the calling thread, before returning.  res is always filled: res->exited says whether the

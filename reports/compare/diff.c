@@ -231,10 +231,29 @@ static void explain(char *buf, size_t size, const struct diff *d,
 	}
 }
 
+/*
+ * The stop-cost correction of a run errs by up to its resolution on every
+ * timed call, the same way for all of them: a run's total is uncertain by
+ * timed calls x resolution.  0 when the profile does not say (strace
+ * tables, older files, --raw-time).
+ */
+static uint64_t uncertainty(const struct diff *d, const struct profile *p,
+			    const struct profile_totals *t)
+{
+	struct profile_estimate e;
+
+	if (d->o && d->o->raw_time)
+		return 0;
+	profile_untraced(p, &e);
+	return t->timed * e.resolution_ns;
+}
+
 void diff_headline(const struct diff *d, char *buf, size_t size)
 {
 	uint64_t a = totals_time(&d->tbase, d->o);
 	uint64_t b = totals_time(&d->tnew, d->o);
+	uint64_t u = uncertainty(d, d->base, &d->tbase) +
+		     uncertainty(d, d->new, &d->tnew);
 	const struct diff_row *top = diff_top(d);
 	char much[32], times[48], why[128] = "";
 
@@ -242,6 +261,16 @@ void diff_headline(const struct diff *d, char *buf, size_t size)
 	two_times(times, sizeof(times), a, b);
 	if (top && (d_time(d, top) || d_calls(d, top)))
 		explain(why, sizeof(why), d, top);
+	if (u && (a > b ? a - b : b - a) <= u) {
+		/* Times are noise here; a change in calls is still a fact. */
+		if (top && !d_calls(d, top))
+			why[0] = '\0';
+		snprintf(buf, size, "NEW and BASE differ in time in syscalls "
+			 "(%s) by less than the resolution of the stop-cost "
+			 "correction (+-%.3f ms): not ranked%s", times,
+			 (double)u / 1e6, why);
+		return;
+	}
 	snprintf(buf, size, "NEW spends %s time in syscalls (%s)%s", much,
 		 times, why);
 }

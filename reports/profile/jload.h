@@ -49,4 +49,8 @@ int breakdowns_to_json(json_t *doc, const struct profile *p);
 int load_engine(struct jload *j, struct profile *p, json_t *doc);
 int load_breakdowns(struct jload *j, struct profile *p, json_t *doc);
 
+/* --- the untraced estimate's ingredients (json-untraced.c) --- */
+json_t *untraced_to_json(const struct profile *p);
+int load_untraced(struct jload *j, struct profile *p, json_t *doc);
+
 #endif

@@ -88,13 +88,36 @@ static json_t *row_object(const struct profile_row *r)
 	return o;
 }
 
+/*
+ * How far a row's corrected time can be trusted: the correction's error
+ * is the same for every call of a run, so it adds up over the row's
+ * timed calls; a mean per call under the resolution is noise.
+ */
+static json_t *with_resolution(json_t *o, const struct profile_row *r,
+			       uint64_t resolution_ns)
+{
+	if (!o || !resolution_ns || !r->timed)
+		return o;
+	if (set(o, "time_uncertainty_ns", u64(r->timed * resolution_ns)) ||
+	    set(o, "below_resolution",
+		json_boolean(r->time_ns / r->timed < resolution_ns))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static json_t *rows_array(const struct profile *p)
 {
+	struct profile_estimate e;
 	json_t *a = json_array();
 	size_t i;
 
+	profile_untraced(p, &e);
 	for (i = 0; a && i < p->nrows; i++) {
-		if (json_array_append_new(a, row_object(&p->rows[i])) < 0) {
+		if (json_array_append_new(a, with_resolution(row_object(
+				&p->rows[i]), &p->rows[i],
+				e.resolution_ns)) < 0) {
 			json_decref(a);
 			return NULL;
 		}
@@ -225,6 +248,8 @@ json_t *profile_to_json(const struct profile *p)
 	err |= set(o, "syscalls", rows_array(p));
 	err |= breakdowns_to_json(o, p);
 	err |= set(o, "truth", truth_object(&p->truth));
+	if (p->cost.known)
+		err |= set(o, "untraced", untraced_to_json(p));
 	if (err) {
 		json_decref(o);
 		return NULL;

@@ -208,6 +208,38 @@ struct profile_exit {
 	int fatal_signal;	/* iotrace got SIGTERM/SIGHUP and killed it */
 };
 
+/*
+ * What tracing cost, measured by calibration before and after the run, and
+ * the CPU time of the traced processes: the ingredients of the untraced
+ * estimate (untraced.c).  known false: a profile without them (strace
+ * tables, older files, --count-only).
+ */
+struct profile_cost {
+	bool known;
+	uint64_t overhead_lo_ns;	/* spread of the per-call correction */
+	uint64_t overhead_hi_ns;	/*   over both calibrations */
+	uint64_t busy_ns;		/* the tracer's work at the stops */
+	uint64_t stop_lo_ns;		/* wall a stop adds besides that work, */
+	uint64_t stop_hi_ns;		/*   lowest and highest calibration */
+	bool cpu_known;
+	uint64_t user_ns, sys_ns;	/* CPU of the traced tree (rusage) */
+};
+
+/*
+ * The untraced picture of a traced run (profile_untraced()): what tracing
+ * added and what the program would have taken without it, as a range.
+ */
+struct profile_estimate {
+	bool known;			/* false: no ingredients */
+	uint64_t added_ns, added_lo_ns, added_hi_ns;	/* tracing added */
+	uint64_t wall_ns, wall_lo_ns, wall_hi_ns;	/* untraced wall */
+	bool resolved;			/* the range is narrow enough to trust */
+	uint64_t syscall_ns;		/* in syscalls, waits left out */
+	uint64_t syscall_lo_ns, syscall_hi_ns;	/* with the correction's spread */
+	uint64_t wait_ns;		/* in calls that wait for others */
+	uint64_t resolution_ns;		/* per call: below it, noise */
+};
+
 struct profile {
 	struct profile_row *rows;
 	size_t nrows, cap;
@@ -224,6 +256,7 @@ struct profile {
 	uint64_t overhead_ns;	/* subtracted per timed call (calibration) */
 	bool calibrated;	/* overhead_ns was measured */
 	char engine[16];	/* "seccomp-bpf", "ptrace"; "" unknown */
+	struct profile_cost cost;	/* untraced.c's ingredients */
 	struct profile_exit exit;
 	struct profile_truth truth;	/* truth.nrows == 0: none */
 	const char *source;	/* "iotrace", or "strace" for text tables */
@@ -275,6 +308,17 @@ void profile_totals(const struct profile *p, struct profile_totals *t);
 
 /* Fills exit from a wait status and the signal iotrace got, if any. */
 void profile_set_exit(struct profile *p, int wait_status, int fatal_signal);
+
+/*
+ * --- the untraced picture (untraced.c) ---
+ * Fills e from the traced wall, the stops and the measured cost of a stop
+ * pair.  The untraced wall is traced wall minus what tracing added, as a
+ * range from the spread of that cost; never below the program's own user
+ * CPU time, never above the traced wall.
+ */
+void profile_untraced(const struct profile *p, struct profile_estimate *e);
+/* Calls that wait for other processes or events (wait4, poll, futex...). */
+bool profile_row_waits(const struct profile_row *r);
 
 /* IO_NONE, IO_UNSIZED or the index of the size argument of a syscall. */
 int profile_io_arg(const char *name);

@@ -70,6 +70,27 @@ static double pct(uint64_t part, uint64_t whole)
 }
 
 /*
+ * " took 93% of wall time": against the untraced estimate when there is
+ * one, and nothing when tracing left the program's time unresolved.
+ */
+static void print_share_of_run(FILE *f, const struct profile *p,
+			       uint64_t ns)
+{
+	struct profile_estimate e;
+
+	profile_untraced(p, &e);
+	if (!e.known) {
+		if (p->wall_ns)
+			fprintf(f, " took %.0f%% of wall time",
+				pct(ns, p->wall_ns));
+		return;
+	}
+	if (e.resolved && ns <= e.wall_ns)
+		fprintf(f, " took about %.0f%% of the untraced run",
+			pct(ns, e.wall_ns));
+}
+
+/*
  * Many small writes: the classic unbuffered loop.  Only writes, whose
  * size the program chooses; a read's size depends on what is there.
  */
@@ -96,9 +117,7 @@ static int tiny_io(FILE *f, const struct profile *p,
 			fmt_thousands(calls, sizeof(calls), r->calls),
 			fmt_thousands(avg, sizeof(avg), mean),
 			plural(mean, "byte", "bytes"));
-		if (p->wall_ns && r->timed == r->calls)
-			fprintf(f, " took %.0f%% of wall time",
-				pct(row_time(r, o), p->wall_ns));
+		print_share_of_run(f, p, row_time(r, o));
 		fprintf(f, ". A 64 KiB buffer would make ~%s calls.\n",
 			fmt_thousands(fewer, sizeof(fewer), after));
 		n++;
@@ -192,6 +211,20 @@ static const char *dir_word(const char *name)
 	return name_in(name, read_family) ? "from" : "to";
 }
 
+/*
+ * What straddling costs depends on the path: O_DIRECT and O_SYNC make the
+ * device do partial blocks (read-modify-write, or a refusal); through the
+ * page cache the kernel merges them, and the size is a neutral fact.
+ */
+static const char *misfit_cost(const struct profile_file *file)
+{
+	if (file->flags & (PF_DIRECT | PF_SYNC | PF_DSYNC))
+		return "with O_DIRECT or O_SYNC each call makes the device "
+		       "handle partial blocks";
+	return "through the page cache this costs little, the kernel merges "
+	       "partial blocks; it matters with O_DIRECT or O_SYNC";
+}
+
 static int block_misfit(FILE *f, const struct profile *p,
 			const struct report_opts *o, double threshold)
 {
@@ -209,39 +242,72 @@ static int block_misfit(FILE *f, const struct profile *p,
 			continue;
 		file = profile_file_at(b, io->key);
 		fprintf(f, "- %s %s %s: %s of %s calls asked %s bytes, which "
-			"neither fills nor divides its block size %u: "
-			"sequential calls straddle block boundaries.\n",
+			"neither fills nor divides its block size %u: %s.\n",
 			io_name(p, io), dir_word(io_name(p, io)), file->path,
 			fmt_thousands(same, sizeof(same), io->size_max_calls),
 			fmt_thousands(calls, sizeof(calls), io->calls),
 			fmt_thousands(size, sizeof(size), io->size_max),
-			file->blksize);
+			file->blksize, misfit_cost(file));
 		n++;
 	}
 	return n;
 }
 
-/* fsync and friends: the device flush, which the page cache hid. */
+static uint64_t family_time(const struct profile *p,
+			    const struct report_opts *o,
+			    const char *const *family, uint64_t *calls)
+{
+	uint64_t ns = 0;
+	size_t i;
+
+	*calls = 0;
+	for (i = 0; i < p->nrows; i++) {
+		if (!name_in(p->rows[i].name, family))
+			continue;
+		ns += row_time(&p->rows[i], o);
+		*calls += p->rows[i].calls;
+	}
+	return ns;
+}
+
+/*
+ * fsync and friends: the device flush, which the page cache hid.  Heavy
+ * when it takes most of the syscall time (waits left out: a parent's
+ * wait4 spans its child's run) or more than the writes it flushed.
+ */
 static int sync_heavy(FILE *f, const struct profile *p,
 		      const struct report_opts *o, double threshold)
 {
 	const struct profile_row *r;
-	struct profile_totals t;
-	char calls[32];
+	uint64_t busy = 0, writes, nwrites;
+	char calls[32], wcalls[32];
 	size_t i;
 	int n = 0;
 
-	profile_totals(p, &t);
+	for (i = 0; i < p->nrows; i++)
+		if (!profile_row_waits(&p->rows[i]))
+			busy += row_time(&p->rows[i], o);
+	writes = family_time(p, o, write_family, &nwrites);
 	for (i = 0; i < p->nrows; i++) {
 		r = &p->rows[i];
 		if (!name_in(r->name, sync_family) || !r->timed ||
-		    r->timed != r->calls ||
-		    pct(row_time(r, o), totals_time(&t, o)) < threshold)
+		    r->timed != r->calls || !row_time(r, o) ||
+		    (pct(row_time(r, o), busy) < threshold &&
+		     row_time(r, o) <= writes))
 			continue;
-		fprintf(f, "- %s: %s %s took %.0f%% of syscall time.\n",
+		fprintf(f, "- %s: %s %s took %.0f%% of syscall time",
 			r->name, fmt_thousands(calls, sizeof(calls), r->calls),
 			plural(r->calls, "call", "calls"),
-			pct(row_time(r, o), totals_time(&t, o)));
+			pct(row_time(r, o), busy));
+		if (nwrites && row_time(r, o) > writes)
+			fprintf(f, ", %.1fx the %.3f ms of the %s %s it "
+				"flushed: the page cache absorbed them, the "
+				"cost moved to the flush",
+				(double)row_time(r, o) / (double)(writes ?
+				writes : 1), (double)writes / 1e6,
+				fmt_thousands(wcalls, sizeof(wcalls), nwrites),
+				plural(nwrites, "write", "writes"));
+		fputs(".\n", f);
 		n++;
 	}
 	return n;
@@ -362,22 +428,108 @@ out_free:
 	return n;
 }
 
-/* Time that no syscall accounts for: user space or tracing. */
+/*
+ * Time that no syscall accounts for.  Against the traced wall that would
+ * lump iotrace's own stops with the program's user space, so with the
+ * untraced estimate it speaks of the untraced run only, and only when the
+ * estimate is resolved; without one (older files) it says both causes.
+ */
 static int outside_syscalls(FILE *f, const struct profile *p,
 			    const struct report_opts *o, double threshold)
 {
+	struct profile_estimate e;
 	struct profile_totals t;
 	double outside;
 
 	profile_totals(p, &t);
+	profile_untraced(p, &e);
 	if (!p->exit.known || p->wall_ns < OUTSIDE_MIN_WALL_NS ||
 	    t.timed != t.calls || totals_time(&t, o) > p->wall_ns)
 		return 0;
-	outside = 100.0 - pct(totals_time(&t, o), p->wall_ns);
+	if (!e.known) {
+		outside = 100.0 - pct(totals_time(&t, o), p->wall_ns);
+		if (outside < threshold)
+			return 0;
+		fprintf(f, "- %.0f%% of wall time was outside syscalls (user "
+			"space or tracing overhead).\n", outside);
+		return 1;
+	}
+	if (!e.resolved || e.syscall_ns >= e.wall_ns)
+		return 0;
+	outside = 100.0 - pct(e.syscall_ns, e.wall_ns);
 	if (outside < threshold)
 		return 0;
-	fprintf(f, "- %.0f%% of wall time was outside syscalls (user space "
-		"or tracing overhead).\n", outside);
+	fprintf(f, "- about %.0f%% of the untraced run was outside syscalls: "
+		"user-space work (user CPU %.3f s) or waiting.\n", outside,
+		(double)p->cost.user_ns / 1e9);
+	return 1;
+}
+
+/*
+ * When most of the traced wall is iotrace's own, shares of that wall mean
+ * little: say so, and how to measure the untraced run instead.
+ */
+static int tracing_dominates(FILE *f, const struct profile *p,
+			     const struct report_opts *o, double threshold)
+{
+	struct profile_estimate e;
+	char stops[32];
+
+	(void)o;
+	profile_untraced(p, &e);
+	if (!e.known || pct(e.added_lo_ns, p->wall_ns) < threshold)
+		return 0;
+	fprintf(f, "- tracing dominates this run: %s stops added %.0f-%.0f%% "
+		"of the %.3f s traced wall, so how the program's own time "
+		"splits between syscalls and user space %s; `--baseline` "
+		"measures the untraced run.\n",
+		fmt_thousands(stops, sizeof(stops), p->stops),
+		pct(e.added_lo_ns, p->wall_ns),
+		pct(e.added_hi_ns < p->wall_ns ? e.added_hi_ns : p->wall_ns,
+		    p->wall_ns), (double)p->wall_ns / 1e9,
+		e.resolved ? "is only an estimate" :
+		"cannot be read from it");
+	return 1;
+}
+
+static bool waits_on_peer(const struct profile_file *f)
+{
+	return f && (f->kind == FD_PIPE || f->kind == FD_SOCK);
+}
+
+/*
+ * Calls on a pipe or socket wait for the other end, and tracing slows
+ * this end: a traced writer fills the pipe more slowly, so its reader
+ * (or it) waits less or more than untraced.  Their times are not the
+ * untraced ones; say so where they weigh in the total.
+ */
+static int peer_waits(FILE *f, const struct profile *p,
+		      const struct report_opts *o, double threshold)
+{
+	const struct profile_breakdown *b = profile_files(p);
+	const struct profile_sub *io;
+	uint64_t busy = 0, peer = 0, calls = 0;
+	char n[32];
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++)
+		if (!profile_row_waits(&p->rows[i]))
+			busy += row_time(&p->rows[i], o);
+	for (i = 0; i < b->nsubs; i++) {
+		io = &b->subs[i];
+		if (!waits_on_peer(profile_file_at(b, io->key)) &&
+		    (io->key2 == PROFILE_KEY_NONE ||
+		     !waits_on_peer(profile_file_at(b, io->key2))))
+			continue;
+		peer += io->time_ns;
+		calls += io->calls;
+	}
+	if (!busy || pct(peer, busy) < threshold)
+		return 0;
+	fprintf(f, "- %s calls on pipes or sockets took %.0f%% of syscall "
+		"time: they wait for the other end, and tracing slows this "
+		"one, so their times are not what they would be untraced.\n",
+		fmt_thousands(n, sizeof(n), calls), pct(peer, busy));
 	return 1;
 }
 
@@ -389,6 +541,8 @@ static const struct rule rules[] = {
 	{ "sync-heavy", sync_heavy, 50 },	/* % of syscall time */
 	{ "user-copy", user_copy, 1000000 },	/* bytes copied, at least */
 	{ "outside-syscalls", outside_syscalls, 80 }, /* % of wall */
+	{ "tracing-dominates", tracing_dominates, 50 }, /* % added */
+	{ "peer-waits", peer_waits, 10 },	/* % of syscall time */
 };
 
 int findings_run(FILE *f, const struct profile *p,

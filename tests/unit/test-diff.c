@@ -79,6 +79,44 @@ static void test_table(void)
 	profile_release(&b);
 }
 
+/*
+ * bs=1130 against bs=1024 with 2 us of stop-cost resolution: 0.4 ms of
+ * difference over ~4,000 timed calls a run is noise, and said to be.
+ */
+static void test_resolution(void)
+{
+	struct report_opts o = { .format = FMT_TABLE };
+	struct profile a, b;
+	struct diff d;
+	char line[256];
+
+	profile_init(&a);
+	profile_init(&b);
+	row(&a, "write", 2000, 1000000);
+	row(&a, "read", 2000, 800000);
+	row(&b, "write", 2000, 700000);
+	row(&b, "read", 2001, 700000);
+	a.cost.known = b.cost.known = true;
+	a.wall_ns = b.wall_ns = 100000000;
+	a.overhead_ns = b.overhead_ns = 10000;
+	a.cost.overhead_lo_ns = b.cost.overhead_lo_ns = 9000;
+	a.cost.overhead_hi_ns = b.cost.overhead_hi_ns = 12000;
+	is_int(diff_build(&d, &a, &b, &o), 0, "diff builds");
+	diff_headline(&d, line, sizeof(line));
+	is_str(line, "NEW and BASE differ in time in syscalls (1.800 ms -> "
+	       "1.400 ms) by less than the resolution of the stop-cost "
+	       "correction (+-16.002 ms): not ranked", "not ranked");
+	diff_release(&d);
+	o.raw_time = true;
+	is_int(diff_build(&d, &a, &b, &o), 0, "raw times");
+	diff_headline(&d, line, sizeof(line));
+	ok(!strncmp(line, "NEW spends 28.6% less time", 26),
+	   "--raw-time: ranked as measured (%s)", line);
+	diff_release(&d);
+	profile_release(&a);
+	profile_release(&b);
+}
+
 /* strace's default tables are CPU time, often all 0: calls decide. */
 static void test_zero_times(void)
 {
@@ -303,6 +341,7 @@ static void test_subs_unchanged(void)
 int main(void)
 {
 	test_table();
+	test_resolution();
 	test_zero_times();
 	test_subs();
 	test_subs_unchanged();

@@ -233,14 +233,17 @@ static void test_no_follow(const struct tracer_engine *e)
 static void test_calibrate(const struct tracer_engine *e)
 {
 	struct tracer_opts o = { .follow = true, .pin = true };
-	uint64_t ns = 0;
+	struct tracer_calibration c;
 
-	is_int(e->calibrate(&o, &ns), 0, "calibrate, ptrace mode");
+	is_int(e->calibrate(&o, &c), 0, "calibrate, ptrace mode");
 	o.seccomp = !e->probe(&(struct tracer_opts){ .follow = true,
 						     .seccomp = true },
 			      &function_target);
-	is_int(e->calibrate(&o, &ns), 0, "calibrate, %s mode",
+	is_int(e->calibrate(&o, &c), 0, "calibrate, %s mode",
 	       o.seccomp ? "seccomp-bpf" : "ptrace");
+	ok(c.overhead_lo_ns <= c.overhead_ns &&
+	   c.overhead_ns <= c.overhead_hi_ns, "median between its quartiles");
+	ok(c.bare_ns > 0 && c.pair_ns > 0, "an untraced call and a cycle");
 }
 
 int main(void)

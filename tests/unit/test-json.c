@@ -471,7 +471,8 @@ static char *fixture(const char *name, size_t *len)
  * A file saved before breakdowns were generic (iotrace at 0e5694a, a
  * shell running dd with a refused O_DIRECT size, cat and dd: pairs,
  * flags, findings): it loads, prints the report that iotrace printed
- * for it then, and saves as it was with "breakdowns" added.
+ * for it then (block-misfit now worded as a neutral fact through the
+ * page cache), and saves as it was with "breakdowns" added.
  */
 static void test_saved_before_breakdowns(void)
 {
@@ -495,6 +496,8 @@ static void test_saved_before_breakdowns(void)
 	doc = json_loads(j, 0, NULL);
 	ok(json_is_object(json_object_get(doc, "breakdowns")),
 	   "saved again, it gains \"breakdowns\"");
+	ok(!json_object_get(doc, "untraced"),
+	   "but no \"untraced\": it had no stop costs");
 	json_object_del(doc, "breakdowns");
 	again = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	ok(again && len == strlen(again) + 1 &&
