@@ -19,13 +19,15 @@ struct cli_opts {
 	const char *output;		/* -o FILE; NULL: stderr */
 	const char *save;		/* --save FILE.json */
 	struct report_opts report;	/* -S, --format, --raw-time ... */
+	const struct tracer_engine *engine; /* what traces: the default */
 	struct tracer_opts tracer;	/* -f, -e trace= ... */
 	struct syscall_set trace_set;	/* storage for tracer.trace */
 	struct syscall_set count_set;	/* storage for tracer.count */
 	bool truth;			/* --truth (built-in workloads) */
 	bool count_only;		/* --count-only */
 	bool no_seccomp;		/* --no-seccomp */
-	const char *seccomp_why_not;	/* NULL: seccomp-bpf is used */
+	const char *seccomp_why_not;	/* NULL: seccomp-bpf is used
+					   (set by trace_collect) */
 };
 
 struct cli_command {
@@ -79,38 +81,39 @@ int outfile_commit(struct outfile *out);	/* 0, or -1 with a message */
 void outfile_abort(struct outfile *out);
 
 /*
- * Traces child to the end, aggregates, renders per o, and returns the exit
- * status iotrace should end with: the command's own, 128+N for a signal.
- * argv is the command line recorded in the profile.  When before is not
- * NULL it is called on the finished profile before rendering (to attach
- * ground truth, say).
+ * Traces target to the end, aggregates, renders per o, and returns the
+ * exit status iotrace should end with: the command's own, 128+N for a
+ * signal.  argv is the command line recorded in the profile.  When before
+ * is not NULL it is called on the finished profile before rendering (to
+ * attach ground truth, say).
  */
-int trace_and_report(struct cli_opts *o, const struct tracer_child *child,
+int trace_and_report(struct cli_opts *o, const struct tracer_target *target,
 		     int argc, char **argv,
 		     int (*before)(struct profile *p, void *arg), void *arg);
 
 /*
- * The traced run alone: aggregates into p (initialised here; release it).
- * 0, or -1 with the error printed.
+ * The traced run alone, by o->engine in the mode its probe allows:
+ * aggregates into p (initialised here; release it).  0, or -1 with the
+ * error printed.
  */
-int trace_collect(struct cli_opts *o, const struct tracer_child *child,
+int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 		  int argc, char **argv, struct profile *p);
 
 /*
- * A child that execs argv (PATH searched as by execvp).  0, or the exit
+ * A command target: argv, PATH searched as by execvp.  0, or the exit
  * status for a command that cannot run (127, 126), with the reason
  * printed.  exec_child_release() frees what it allocated.
  */
-int exec_child(int argc, char **argv, struct tracer_child *child);
-void exec_child_release(struct tracer_child *child);
+int exec_child(int argc, char **argv, struct tracer_target *target);
+void exec_child_release(struct tracer_target *target);
 
 /*
- * A built-in workload (argv: WORKLOAD KEY=VALUE...) as a traced child:
+ * A built-in workload (argv: WORKLOAD KEY=VALUE...) as a function target:
  * checked (a usage error exits 2), prepared, released with its clean-up.
  */
 void workload_validate(int argc, char **argv);
-int workload_child(int argc, char **argv, struct tracer_child *child);
-void workload_child_release(struct tracer_child *child);
+int workload_child(int argc, char **argv, struct tracer_target *target);
+void workload_child_release(struct tracer_target *target);
 
 /* The status iotrace exits with for a profile's ending. */
 int exit_status_of(const struct profile *p);

@@ -37,7 +37,8 @@ static void parse_diff_options(struct cli_opts *o, struct fail_if *f,
 		if (fail_if_parse(f, optarg, bad, sizeof(bad)) < 0)
 			usage_error("--fail-if: %s", bad);
 	}
-	if (o->report.format == FMT_CSV)
+	if (o->report.format == FMT_CSV ||
+	    o->report.format == FMT_CSV_BREAKDOWN)
 		usage_error("diff: --format must be table or json");
 	if (argc - optind != 2)
 		usage_error("diff: give two saved runs, BASE and NEW");

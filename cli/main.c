@@ -54,7 +54,9 @@ static void print_help(void)
 	       "prints an strace -c compatible table tied to the wall clock.\n\n"
 	       "Options:\n"
 	       "  -o FILE            write the report to FILE (default: stderr)\n"
-	       "      --format=FMT   table (default), json or csv\n"
+	       "      --format=FMT   table (default), json, csv, or\n"
+	       "                     csv-breakdown (a row per syscall\n"
+	       "                     and file)\n"
 	       "      --save FILE    also write the whole profile as JSON\n"
 	       "  -S KEY             sort by time|calls|errors|name|avg-time|\n"
 	       "                     min-time|max-time|p50|p90|p99\n"
@@ -96,6 +98,8 @@ int parse_format(const char *s)
 		return FMT_JSON;
 	if (!strcmp(s, "csv"))
 		return FMT_CSV;
+	if (!strcmp(s, "csv-breakdown"))
+		return FMT_CSV_BREAKDOWN;
 	return -1;
 }
 
@@ -130,9 +134,6 @@ static void settle_options(struct cli_opts *o)
 		syscall_set_parse(&o->count_set, "all", bad, sizeof(bad));
 		o->tracer.count = &o->count_set;
 	}
-	o->seccomp_why_not = o->no_seccomp ? "--no-seccomp" :
-			     tracer_seccomp_unusable(&o->tracer);
-	o->tracer.seccomp = !o->seccomp_why_not;
 }
 
 enum {
@@ -229,7 +230,8 @@ static const struct cli_command *find_command(const char *word)
 
 int main(int argc, char **argv)
 {
-	struct cli_opts o = { .tracer.follow = true, .tracer.pin = true,
+	struct cli_opts o = { .engine = tracer_engines[0],
+			      .tracer.follow = true, .tracer.pin = true,
 			      .report.findings = true };
 	const struct cli_command *cmd;
 	bool dashdash;

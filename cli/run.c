@@ -130,7 +130,8 @@ static int attach_truth(struct profile *p, void *arg)
 static int run_workload(struct cli_opts *o, struct workload_args *a,
 			int argc, char **argv)
 {
-	struct tracer_child child = { run_child, a };
+	struct tracer_target target = { .kind = TARGET_FUNCTION,
+					.child = { run_child, a } };
 	struct selftime *st = NULL;
 	int err, status = 1;
 
@@ -153,7 +154,7 @@ static int run_workload(struct cli_opts *o, struct workload_args *a,
 			goto out_unmap;
 		}
 	}
-	status = trace_and_report(o, &child, argc, argv,
+	status = trace_and_report(o, &target, argc, argv,
 				  st ? attach_truth : NULL, st);
 out_unmap:
 	selftime_unmap(st);
@@ -190,7 +191,7 @@ void workload_validate(int argc, char **argv)
 	free(parse_workload(argc, argv));
 }
 
-int workload_child(int argc, char **argv, struct tracer_child *child)
+int workload_child(int argc, char **argv, struct tracer_target *target)
 {
 	struct workload_args *a = parse_workload(argc, argv);
 	int err = a->wl->prepare ? a->wl->prepare(a) : 0;
@@ -201,19 +202,20 @@ int workload_child(int argc, char **argv, struct tracer_child *child)
 		free(a);
 		return 1;
 	}
-	child->run = run_child;
-	child->arg = a;
+	target->kind = TARGET_FUNCTION;
+	target->child.run = run_child;
+	target->child.arg = a;
 	return 0;
 }
 
-void workload_child_release(struct tracer_child *child)
+void workload_child_release(struct tracer_target *target)
 {
-	struct workload_args *a = child->arg;
+	struct workload_args *a = target->child.arg;
 
 	if (a && a->wl->cleanup)
 		a->wl->cleanup(a);
 	free(a);
-	child->arg = NULL;
+	target->child.arg = NULL;
 }
 
 int cmd_run(struct cli_opts *o, int argc, char **argv)

@@ -185,10 +185,10 @@ static bool has_placeholder(const struct sweep_opts *so)
 	return false;
 }
 
-/* How one point's command becomes a traced child, per kind of sweep. */
+/* How one point's command becomes a target, per kind of sweep. */
 struct point_kind {
-	int (*prepare)(int argc, char **argv, struct tracer_child *child);
-	void (*release)(struct tracer_child *child);
+	int (*prepare)(int argc, char **argv, struct tracer_target *target);
+	void (*release)(struct tracer_target *target);
 };
 
 static const struct point_kind exec_kind = { exec_child, exec_child_release };
@@ -248,7 +248,7 @@ static int run_point(struct cli_opts *o, const struct sweep_opts *so,
 		     struct sweep_point *pt, struct profile *median)
 {
 	struct profile runs[SWEEP_MAX_REPEAT];
-	struct tracer_child child;
+	struct tracer_target target;
 	int argc, r, n = 0, err = -1;
 	char **argv = point_argv(so, so->values[i], &argc);
 
@@ -256,11 +256,11 @@ static int run_point(struct cli_opts *o, const struct sweep_opts *so,
 		return error("out of memory");
 	for (r = 0; r < so->repeat; r++) {
 		progress(so, i, r);
-		if (kind->prepare(argc, argv, &child))
+		if (kind->prepare(argc, argv, &target))
 			goto out_release;
-		err = trace_collect(o, &child, argc, argv, &runs[r]);
+		err = trace_collect(o, &target, argc, argv, &runs[r]);
 		n = r + 1;
-		kind->release(&child);
+		kind->release(&target);
 		if (err < 0)
 			goto out_release;
 	}

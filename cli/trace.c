@@ -70,46 +70,114 @@ static int write_outputs(const struct cli_opts *o, const struct profile *p,
 }
 
 /*
+ * The engine's mode for target: seccomp-bpf unless --no-seccomp or the
+ * engine's probe says it cannot be had here (then every call stops).  0,
+ * or -1 with the reason printed when the engine cannot trace target.
+ */
+static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
+		       const char *what)
+{
+	const char *why;
+
+	o->tracer.seccomp = !o->no_seccomp;
+	o->seccomp_why_not = o->no_seccomp ? "--no-seccomp" : NULL;
+	why = o->engine->probe(&o->tracer, target);
+	if (why && o->tracer.seccomp) {
+		o->seccomp_why_not = why;
+		o->tracer.seccomp = false;
+		why = o->engine->probe(&o->tracer, target);
+	}
+	if (why)
+		return error("cannot trace '%s' with the %s engine: %s", what,
+			     o->engine->name, why);
+	return 0;
+}
+
+/*
  * Measures the stop overhead to subtract, unless nothing is timed.  A
  * failed calibration leaves times uncorrected, and says so.
  */
-static void calibrate(const struct cli_opts *o, struct profile *p)
+static void calibrate(const struct cli_opts *o, struct profile *p,
+		      struct tracer_calibration *c)
 {
 	int err;
 
-	snprintf(p->engine, sizeof(p->engine), "%s",
-		 o->tracer.seccomp ? "seccomp-bpf" : "ptrace");
 	if (o->count_only)
 		return;
-	err = tracer_calibrate(&o->tracer, &p->overhead_ns);
-	if (err < 0 && !tracer_pending_signal())
+	err = o->engine->calibrate(&o->tracer, c);
+	if (err < 0 && !tracer_pending_signal()) {
 		error("calibration failed (%s): times are not corrected",
 		      strerror(-err));
-	else
-		p->calibrated = true;
+		return;
+	}
+	p->overhead_ns = c->overhead_ns;
+	p->calibrated = true;
 }
 
-int trace_collect(struct cli_opts *o, const struct tracer_child *child,
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * Calibrates again once the command is done: the cost of a stop drifts
+ * (frequency, the other core's load), and the two measurements bound it.
+ * The correction already applied stays the first one.
+ */
+static void recalibrate(const struct cli_opts *o, struct profile *p,
+			const struct tracer_calibration *before,
+			const struct tracer_result *res)
+{
+	struct tracer_calibration after;
+	struct profile_cost *c = &p->cost;
+
+	c->cpu_known = res->exited;
+	c->user_ns = res->user_ns;
+	c->sys_ns = res->sys_ns;
+	if (!p->calibrated || tracer_pending_signal() ||
+	    o->engine->calibrate(&o->tracer, &after) < 0)
+		return;
+	c->known = true;
+	c->overhead_lo_ns = min_u64(before->overhead_lo_ns,
+				    after.overhead_lo_ns);
+	c->overhead_hi_ns = max_u64(before->overhead_hi_ns,
+				    after.overhead_hi_ns);
+	c->busy_ns = res->busy_ns;
+	c->stop_lo_ns = min_u64(before->stop_ns, after.stop_ns);
+	c->stop_hi_ns = max_u64(before->stop_ns, after.stop_ns);
+}
+
+int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 		  int argc, char **argv, struct profile *p)
 {
 	struct sink_ctx sctx;
 	struct tracer_sink sink = { on_syscall, &sctx };
+	struct tracer_calibration calib;
 	struct tracer_result res;
 	int err;
 
 	profile_init(p);
 	if (profile_set_command(p, argc, argv) < 0)
 		return error("out of memory");
+	if (choose_mode(o, target, argv[0]) < 0)
+		return -1;
 	tracer_signals_init();
-	calibrate(o, p);
+	calibrate(o, p, &calib);
 	if (tracer_pending_signal())
 		return error("SIG%s before '%s' started: nothing run",
 			     sigabbrev_np(tracer_pending_signal()), argv[0]);
 	/* The tracer shows the cache every close, even under -e trace=. */
 	sctx.p = p;
 	sctx.fds = fd_cache_new(p->native_arch, true);
-	err = tracer_run(&o->tracer, child, &sink, &res);
+	err = o->engine->run(&o->tracer, target, &sink, &res);
 	fd_cache_free(sctx.fds);
+	snprintf(p->engine, sizeof(p->engine), "%s",
+		 res.engine ? res.engine : "");
 	if (err < 0 && !res.exited)
 		return error("cannot trace '%s': %s", argv[0], strerror(-err));
 	if (err < 0)
@@ -117,10 +185,11 @@ int trace_collect(struct cli_opts *o, const struct tracer_child *child,
 	p->wall_ns = res.end_ns - res.start_ns;
 	p->stops = res.stops;
 	profile_set_exit(p, res.status, res.fatal_signal);
+	recalibrate(o, p, &calib, &res);
 	return 0;
 }
 
-int trace_and_report(struct cli_opts *o, const struct tracer_child *child,
+int trace_and_report(struct cli_opts *o, const struct tracer_target *target,
 		     int argc, char **argv,
 		     int (*before)(struct profile *p, void *arg), void *arg)
 {
@@ -130,7 +199,7 @@ int trace_and_report(struct cli_opts *o, const struct tracer_child *child,
 
 	if (open_outputs(o, &out, &save) < 0)
 		return 1;
-	if (trace_collect(o, child, argc, argv, &p) < 0 ||
+	if (trace_collect(o, target, argc, argv, &p) < 0 ||
 	    (before && before(&p, arg) < 0)) {
 		if (tracer_pending_signal())
 			status = 128 + tracer_pending_signal();
@@ -149,7 +218,7 @@ out_release:
 	return status;
 }
 
-int exec_child(int argc, char **argv, struct tracer_child *child)
+int exec_child(int argc, char **argv, struct tracer_target *target)
 {
 	char path[PATH_MAX], **args;
 	int err;
@@ -167,30 +236,30 @@ int exec_child(int argc, char **argv, struct tracer_child *child)
 		return 1;
 	}
 	memcpy(args + 1, argv + 1, (size_t)argc * sizeof(*args));
-	child->run = tracer_exec_child;
-	child->arg = args;
+	target->kind = TARGET_COMMAND;
+	target->argv = args;
 	return 0;
 }
 
-void exec_child_release(struct tracer_child *child)
+void exec_child_release(struct tracer_target *target)
 {
-	char **args = child->arg;
+	char **args = target->argv;
 
 	if (args)
 		free(args[0]);
 	free(args);
-	child->arg = NULL;
+	target->argv = NULL;
 }
 
 int cmd_trace(struct cli_opts *o, int argc, char **argv)
 {
-	struct tracer_child child;
+	struct tracer_target target;
 	int status;
 
-	status = exec_child(argc, argv, &child);
+	status = exec_child(argc, argv, &target);
 	if (status)
 		return status;
-	status = trace_and_report(o, &child, argc, argv, NULL, NULL);
-	exec_child_release(&child);
+	status = trace_and_report(o, &target, argc, argv, NULL, NULL);
+	exec_child_release(&target);
 	return status;
 }

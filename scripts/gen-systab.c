@@ -3,10 +3,10 @@
  * Build-time dump of the syscall tables (tracer/syscalls.h): for every
  * personality of tracer/systab.c, the name libseccomp gives each number
  * 0 .. SYSCALL_SET_MAX - 1, the fact row of that name, the numbers with
- * facts, and the numbers sorted by name.  Written to stdout as C arrays that tracer/syscalls.c
- * includes, so iotrace resolves nothing at start-up (a libseccomp lookup
- * by number scans its whole table: ~0.5 ms per personality).  Numbers
- * come from libseccomp, never from us.
+ * facts, and the numbers sorted by name.  Written to stdout as C arrays
+ * that tracer/syscalls.c includes, so iotrace resolves nothing at
+ * start-up (a libseccomp lookup by number scans its whole table: ~0.5 ms
+ * per personality).  Numbers come from libseccomp, never from us.
  */
 #include <seccomp.h>
 #include <stdio.h>

@@ -118,10 +118,24 @@ test_expect_success PTRACE 'header line ties the table to the wall clock' '
 	"$IOTRACE" -o t -- dd if=/dev/zero of=/dev/null count=10 2>/dev/null &&
 	head -1 t >h &&
 	num="[0-9]+\.[0-9]{3}" &&
-	rest="[0-9]+ syscalls took $num s \([0-9]+\.[0-9]% of wall\)" &&
+	rest="[0-9]+ syscalls took $num s \([0-9]+\.[0-9]% of the traced wall\)" &&
 	grep -E "^iotrace: dd exited 0 after $num s wall; $rest$" h &&
 	n=$(sed -e "s/.*; \([0-9]*\) syscalls.*/\1/" h) &&
 	test "$n" = "$(awk "\$NF == \"total\" { print \$4 }" t)"
+'
+
+test_expect_success PTRACE 'second line: the untraced estimate, a range' '
+	"$IOTRACE" -o t -- dd if=/dev/zero of=/dev/null count=10 2>/dev/null &&
+	sed -n 2p t >h &&
+	s="~?[0-9.]+ s" &&
+	grep -E "^iotrace: untraced, this run would take ($s \($s to $s\)|between $s and $s): tracing added $s \([0-9,]+ stops\)" h
+'
+
+test_expect_success PTRACE 'waits are named and left out of the share' '
+	"$IOTRACE" -o t -- sh -c "sleep 0.2; :" 2>/dev/null &&
+	grep -E "^iotrace: [0-9.]+ m?s of that in calls that wait for other processes or events" t &&
+	share=$(head -1 t | sed -n "s/.*(\([0-9.]*\)% of the traced wall).*/\1/p") &&
+	test -n "$share" && awk "BEGIN { exit !($share <= 100) }"
 '
 
 test_done

@@ -7,25 +7,58 @@
  * here allocates, formats or reads /proc per stop:
  * PTRACE_GET_SYSCALL_INFO gives everything in one call, and the per-task
  * state lives in a table that only changes when tasks come and go.
+ *
+ * The loop is the same whatever the target (ptrace.c): it assumes nothing
+ * about how it came to know a task.  A task first met at an exit stop
+ * (seized mid-call) has no entry, and that call is not reported; a task
+ * first met anywhere else gets its thread group from its parent's clone
+ * event or, failing that, one /proc read in its life.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include "tracer/tracer-int.h"
 
-struct loop {
-	const struct tracer_opts *opts;
-	const struct tracer_sink *sink;
-	struct tracer_result *res;
-	struct plan plan;
-	struct pin pin;
-	struct task_table tasks;
-	pid_t leader;
-	bool killed_all;
-};
+/*
+ * The thread group of tid from /proc/TID/status (Tgid: is its fourth
+ * line; a newline in the name is escaped there).  Used at most once per
+ * task, for one whose parent's clone event has not been seen yet.  tid
+ * itself when /proc cannot say.
+ */
+static pid_t tgid_from_proc(pid_t tid)
+{
+	char path[32], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tid;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return tid;
+	buf[n] = '\0';
+	p = strstr(buf, "\nTgid:");
+	return p ? (pid_t)strtol(p + 6, NULL, 10) : tid;
+}
+
+static pid_t task_tgid(struct task *t)
+{
+	if (!t->tgid)
+		t->tgid = tgid_from_proc(t->tid);
+	return t->tgid;
+}
 
 /*
  * In seccomp mode a task runs freely (PTRACE_CONT) until the filter stops
@@ -39,12 +72,13 @@ static void resume(struct loop *l, pid_t tid, bool in_syscall, int sig)
 	ptrace(req, tid, 0L, (long)sig);
 }
 
-static void emit(struct loop *l, const struct task *t, int64_t ret,
+static void emit(struct loop *l, struct task *t, int64_t ret,
 		 unsigned flags, uint64_t now)
 {
 	struct tracer_event ev;
 
 	ev.tid = t->tid;
+	ev.tgid = task_tgid(t);
 	ev.arch = t->arch;
 	ev.nr = t->nr;
 	ev.flags = flags;
@@ -52,6 +86,8 @@ static void emit(struct loop *l, const struct task *t, int64_t ret,
 	ev.ret = ret;
 	ev.entry_ns = t->entry_ns;
 	ev.exit_ns = now;
+	ev.file_id = TRACER_ID_NONE;
+	ev.stack_id = TRACER_ID_NONE;
 	l->sink->syscall(l->sink->ctx, &ev);
 }
 
@@ -116,7 +152,8 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 /*
  * execve from a thread other than the leader: the kernel gives the
  * leader's tid to the execing thread, whose own tid vanishes without an
- * exit report.  Its state (inside execve) moves to the leader's tid.
+ * exit report.  Its state (inside execve) moves to the leader's tid,
+ * which is the thread group's id.
  */
 static void on_exec(struct loop *l, pid_t tid)
 {
@@ -129,19 +166,52 @@ static void on_exec(struct loop *l, pid_t tid)
 	/* task_get() may grow the table: find from only after it. */
 	to = task_get(&l->tasks, tid);
 	from = task_find(&l->tasks, (pid_t)former);
-	if (from && to) {
+	if (from && to)
 		*to = *from;
+	if (to) {
 		to->tid = tid;
+		to->tgid = tid;
 	}
 	task_del(&l->tasks, (pid_t)former);
 }
 
-static void on_new_task(struct loop *l, pid_t parent)
+/* Whether tid is still traced by iotrace: not gone and reaped. */
+static bool is_tracee(pid_t tid)
 {
-	unsigned long child;
+	siginfo_t si;
 
-	if (l->pin.active && ptrace(PTRACE_GETEVENTMSG, parent, 0L, &child) == 0)
-		pin_end(&l->pin, parent, (pid_t)child);
+	return waitid(P_PID, (id_t)tid, &si,
+		      WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) == 0;
+}
+
+/*
+ * PTRACE_EVENT_FORK, VFORK or CLONE of parent: pinning ends (a second
+ * task exists), and the new task gets its thread group before its first
+ * stop, in three syscalls.  Whether it is a thread of the parent is asked
+ * of the kernel, not read from the clone flags (a thread may even be
+ * reported as a fork): tgkill(group, child, 0) finds child in the
+ * parent's group or fails with ESRCH.  A child already gone and reaped
+ * gets no entry.  May grow the task table.
+ */
+static void on_new_task(struct loop *l, struct task *parent)
+{
+	unsigned long msg;
+	pid_t child, group, tgid;
+	struct task *c;
+
+	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0L, &msg) < 0)
+		return;
+	child = (pid_t)msg;
+	if (l->pin.active)
+		pin_end(&l->pin, parent->tid, child);
+	c = task_find(&l->tasks, child);
+	if (c && c->tgid)
+		return;
+	group = task_tgid(parent);
+	tgid = syscall(SYS_tgkill, group, child, 0) == 0 || errno == EPERM ?
+	       group : child;
+	if (c || is_tracee(child))
+		loop_add_task(l, child, tgid);
 }
 
 static bool is_stop_signal(int sig)
@@ -154,6 +224,7 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
 	pid_t tid = t->tid;	/* on_exec() may move the table under t */
+	bool in_syscall;
 
 	if (sig == (SIGTRAP | 0x80) || event == PTRACE_EVENT_SECCOMP) {
 		on_syscall_stop(l, t, now);
@@ -181,8 +252,9 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	case PTRACE_EVENT_VFORK:
 	case PTRACE_EVENT_CLONE:
 		/* The child reports its own first stop. */
-		on_new_task(l, tid);
-		resume(l, tid, t->in_syscall, 0);
+		in_syscall = t->in_syscall;
+		on_new_task(l, t);	/* t is stale after it */
+		resume(l, tid, in_syscall, 0);
 		break;
 	default:
 		resume(l, tid, t->in_syscall, 0);
@@ -190,37 +262,47 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	}
 }
 
-static void on_gone(struct loop *l, pid_t tid, int status)
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+}
+
+static void on_gone(struct loop *l, pid_t tid, int status,
+		    const struct rusage *ru)
 {
 	if (tid == l->leader) {
 		l->res->status = status;
 		l->res->exited = true;
+		l->res->user_ns = tv_ns(&ru->ru_utime);
+		l->res->sys_ns = tv_ns(&ru->ru_stime);
 	}
 	task_del(&l->tasks, tid);
 }
 
-static void kill_all(struct loop *l)
+struct task *loop_add_task(struct loop *l, pid_t tid, pid_t tgid)
 {
-	size_t i;
+	struct task *t = task_get(&l->tasks, tid);
 
-	for (i = 0; i < l->tasks.cap; i++)
-		if (l->tasks.slots[i].tid)
-			kill(l->tasks.slots[i].tid, SIGKILL);
-	l->killed_all = true;
+	if (t)
+		t->tgid = tgid;
+	return t;
 }
 
-static int run_loop(struct loop *l)
+int loop_run(struct loop *l)
 {
+	struct rusage ru;
 	struct task *t;
 	uint64_t now;
 	int status;
 	pid_t tid;
 
 	for (;;) {
-		tid = waitpid(-1, &status, __WALL);
+		tid = wait4(-1, &status, __WALL, &ru);
 		now = mono_ns();
-		if (tracer_fatal_signal && !l->killed_all)
-			kill_all(l);
+		if (tracer_fatal_signal && !l->ending) {
+			l->ending = true;
+			l->target->end(l);
+		}
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -228,47 +310,16 @@ static int run_loop(struct loop *l)
 		}
 		l->res->stops++;
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			on_gone(l, tid, status);
+			on_gone(l, tid, status, &ru);
 			continue;
 		}
 		t = task_get(&l->tasks, tid);
 		if (!t)
 			return -ENOMEM;
-		if (l->killed_all)
-			kill(tid, SIGKILL);
+		if (l->ending && l->target->end_task(l, t))
+			continue;
 		on_stop(l, t, status, now);
+		/* What tracing costs that the stops' count cannot tell. */
+		l->res->busy_ns += mono_ns() - now;
 	}
-}
-
-int tracer_run(const struct tracer_opts *opts,
-	       const struct tracer_child *child,
-	       const struct tracer_sink *sink, struct tracer_result *res)
-{
-	struct loop l = { .opts = opts, .sink = sink, .res = res };
-	int err;
-
-	memset(res, 0, sizeof(*res));
-	task_table_init(&l.tasks);
-	err = plan_build(&l.plan, opts);
-	if (err < 0)
-		return err;
-	if (opts->pin)
-		pin_start(&l.pin);
-	l.leader = tracer_spawn(opts, &l.plan, child);
-	if (l.leader < 0) {
-		err = l.leader;
-		goto out_unpin;
-	}
-	tracer_leader = l.leader;
-	res->start_ns = mono_ns();
-	err = run_loop(&l);
-	res->end_ns = mono_ns();
-	res->fatal_signal = tracer_fatal_signal;
-	tracer_leader = 0;
-out_unpin:
-	if (l.pin.active)
-		pin_end(&l.pin, 0, 0);
-	plan_release(&l.plan);
-	task_table_release(&l.tasks);
-	return err;
 }

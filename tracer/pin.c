@@ -13,8 +13,9 @@
  * original mask back for good.  If the program sets its own mask, that
  * wins and pinning ends.  Which calls those are is a fact of the syscall
  * table (SF_GETAFFINITY, SF_SETAFFINITY), in every personality: a lone
- * 32-bit program is fixed up like a 64-bit one.  /proc/self/status shows the pinned mask while
- * pinning lasts: that is documented, not hidden.
+ * 32-bit program is fixed up like a 64-bit one.  /proc/self/status
+ * shows the pinned mask while pinning lasts: that is documented, not
+ * hidden.
  */
 #include <errno.h>
 #include <sched.h>

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * Starting the traced child.  The child must see exactly what it would see
+ * The spawn target of the ptrace engine: a command or a function run in a
+ * child started for the run.  The child must see exactly what it would see
  * without iotrace, so iotrace remembers every signal disposition and the
  * mask it changes, and the child puts them back before it stops itself to
  * be seized.  The seize happens while the child is stopped, before it runs
  * a single instruction of the command, so its very first syscall (the
- * execve, as strace counts it) is traced.
+ * execve, as strace counts it) is traced, and so is every task after it:
+ * the seccomp filter and pinning can be used.  Told to stop, the run kills
+ * what it started.
  */
 #include <errno.h>
 #include <limits.h>
@@ -102,9 +105,8 @@ static void restore_signals(void)
  * #!) is run by /bin/sh.  No allocation: the child is between fork and
  * exec.
  */
-int tracer_exec_child(void *arg)
+static int exec_command(char **argv)
 {
-	char **argv = arg;
 	size_t n = 0;
 
 	execv(argv[0], argv);
@@ -120,6 +122,18 @@ int tracer_exec_child(void *arg)
 		}
 	}
 	return errno == EACCES ? 126 : 127;
+}
+
+int tracer_target_exec(const struct tracer_target *target)
+{
+	switch (target->kind) {
+	case TARGET_COMMAND:
+		return exec_command(target->argv);
+	case TARGET_FUNCTION:
+		return target->child.run(target->child.arg);
+	default:
+		return 127;
+	}
 }
 
 static int check_executable(const char *path)
@@ -189,27 +203,28 @@ static int load_filter(const struct plan *pl)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 
-static void child_main(const struct plan *pl, const struct tracer_child *child)
+static void child_main(const struct plan *pl,
+		       const struct tracer_target *target)
 {
 	restore_signals();
 	/* Stop here until the parent has seized us. */
 	kill(getpid(), SIGSTOP);
 	if (pl->bpf && load_filter(pl) < 0)
 		_exit(126);
-	_exit(child->run(child->arg));
+	_exit(tracer_target_exec(target));
 }
 
-pid_t tracer_spawn(const struct tracer_opts *opts, const struct plan *pl,
-		   const struct tracer_child *child)
+/* Forks the child and seizes it, stopped: it is the run's first task. */
+static int spawn_start(struct loop *l, const struct tracer_target *target)
 {
 	unsigned long options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
 				PTRACE_O_EXITKILL;
 	int status, err;
 	pid_t pid;
 
-	if (pl->bpf)
+	if (l->plan.bpf)
 		options |= PTRACE_O_TRACESECCOMP;
-	if (opts->follow)
+	if (l->opts->follow)
 		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 			   PTRACE_O_TRACECLONE;
 	fflush(NULL);
@@ -217,7 +232,7 @@ pid_t tracer_spawn(const struct tracer_opts *opts, const struct plan *pl,
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)
-		child_main(pl, child);
+		child_main(&l->plan, target);
 
 	while (waitpid(pid, &status, WSTOPPED) < 0)
 		if (errno != EINTR)
@@ -228,12 +243,18 @@ pid_t tracer_spawn(const struct tracer_opts *opts, const struct plan *pl,
 	}
 	if (ptrace(PTRACE_SEIZE, pid, 0L, options) < 0)
 		goto out_kill;
+	if (!loop_add_task(l, pid, pid)) {
+		errno = ENOMEM;
+		goto out_kill;
+	}
+	l->leader = pid;
+	tracer_leader = pid;
 	/*
 	 * The seized child reports its group-stop; SIGCONT ends it, so the
 	 * child is not left marked stopped.  The loop resumes both stops.
 	 */
 	kill(pid, SIGCONT);
-	return pid;
+	return 0;
 
 out_kill:
 	err = errno;
@@ -241,3 +262,29 @@ out_kill:
 	waitpid(pid, &status, 0);
 	return -err;
 }
+
+/* Told to stop: everything started for the run is killed. */
+static void spawn_end(struct loop *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->tasks.cap; i++)
+		if (l->tasks.slots[i].tid)
+			kill(l->tasks.slots[i].tid, SIGKILL);
+}
+
+/* A task met after that (a child forked meanwhile) is killed too. */
+static bool spawn_end_task(struct loop *l, struct task *t)
+{
+	(void)l;
+	kill(t->tid, SIGKILL);
+	return false;	/* resumed, it dies */
+}
+
+const struct ptrace_target spawn_target = {
+	.from_birth = true,
+	.probe = NULL,
+	.start = spawn_start,
+	.end = spawn_end,
+	.end_task = spawn_end_task,
+};

@@ -71,6 +71,8 @@ enum {
 	SF_NORETURN = 1 << 0,	/* never returns: never a stop, never a row */
 	SF_GETAFFINITY = 1 << 1, /* pinning rewrites what it returns */
 	SF_SETAFFINITY = 1 << 2, /* the program's own mask ends pinning */
+	SF_WAITS = 1 << 3,	/* waits for another process or an event: its
+				   time is not the program's own work */
 };
 
 /* Argument n in size, fd and fd2; 0 is "none". */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared between the files of tracer/ only; everything outside uses
- * tracer.h.
+ * tracer.h.  The ptrace engine is ptrace.c (the engine and its table of
+ * targets), loop.c (the stop loop), spawn.c (the target it starts itself)
+ * and the plan, pinning and task table below.
  */
 #ifndef IOTRACE_TRACER_INT_H
 #define IOTRACE_TRACER_INT_H
@@ -64,9 +66,13 @@ static inline uint8_t plan_action(const struct plan *pl, uint32_t arch, int nr)
  */
 void fd_mark_tracked(uint8_t *actions, int pers);
 
-/* Forks the child and seizes it, stopped; returns its pid or -errno. */
-pid_t tracer_spawn(const struct tracer_opts *opts, const struct plan *pl,
-		   const struct tracer_child *child);
+/*
+ * Why the seccomp filter cannot be used with opts here, or NULL
+ * (seccomp.c): the kernel (before 4.8 the stop order differs; without
+ * CONFIG_SECCOMP_FILTER), or --no-follow (untraced children would inherit
+ * a filter nobody answers).
+ */
+const char *tracer_seccomp_unusable(const struct tracer_opts *opts);
 
 /*
  * Same-CPU placement (pin.c): while the traced tree is one task, the
@@ -93,6 +99,7 @@ struct task {
 	int nr;
 	uint64_t args[6];
 	uint64_t entry_ns;
+	pid_t tgid;		/* thread group; 0 until known (loop.c) */
 };
 
 struct task_table {
@@ -107,6 +114,87 @@ void task_table_release(struct task_table *tt);
 struct task *task_get(struct task_table *tt, pid_t tid);
 struct task *task_find(struct task_table *tt, pid_t tid);
 void task_del(struct task_table *tt, pid_t tid);
+
+/* --- the ptrace engine (ptrace.c) --- */
+
+extern const struct tracer_engine ptrace_engine;
+
+/*
+ * Calibration by a run (calibrate.c): a child makes a trivial call many
+ * times under engine e with opts; the engine's median time for it minus
+ * the untraced median.  For any engine that times calls from outside.
+ */
+int calibrate_by_run(const struct tracer_engine *e,
+		     const struct tracer_opts *opts,
+		     struct tracer_calibration *c);
+
+struct ptrace_target;
+
+/* One run of the ptrace engine: the stop loop's state (loop.c). */
+struct loop {
+	const struct tracer_opts *opts;
+	const struct ptrace_target *target;
+	const struct tracer_sink *sink;
+	struct tracer_result *res;
+	struct plan plan;
+	struct pin pin;
+	struct task_table tasks;
+	pid_t leader;		/* the first process: its status is the run's */
+	bool ending;		/* told to stop: target->end() ran */
+};
+
+/*
+ * How the ptrace engine gets hold of one kind of target's tasks and lets
+ * go of them: one file each (spawn.c; attaching would be another), one
+ * row in ptrace_targets[] (ptrace.c).  The stop loop is the same for all:
+ * it assumes nothing about how it came to know a task.
+ */
+struct ptrace_target {
+	/*
+	 * Every task is seen from its first instruction (it is started by
+	 * iotrace): only then can the seccomp filter be loaded into it, and
+	 * tracer and task be pinned to one CPU.
+	 */
+	bool from_birth;
+	/* Why opts cannot serve target here, or NULL; NULL: never. */
+	const char *(*probe)(const struct tracer_opts *opts,
+			     const struct tracer_target *target);
+	/*
+	 * Takes hold of the target's first tasks, seized with the options
+	 * of l->opts (and l->plan's filter, from_birth only), each added
+	 * with loop_add_task(); sets l->leader.  0, or -errno with nothing
+	 * left traced or running.
+	 */
+	int (*start)(struct loop *l, const struct tracer_target *target);
+	/*
+	 * iotrace was told to stop (SIGTERM, SIGHUP): make every task in
+	 * l->tasks go away (spawned ones are killed).  Called once.
+	 */
+	void (*end)(struct loop *l);
+	/*
+	 * A stop of task t after end(): true when end_task dealt with it
+	 * and the loop must not resume it.
+	 */
+	bool (*end_task)(struct loop *l, struct task *t);
+};
+
+extern const struct ptrace_target spawn_target;
+
+/*
+ * The ptrace engine's run() over target, whose tasks pt takes hold of:
+ * the row of ptrace_targets[] for target's kind (or, in a unit test, a
+ * target of its own).  Refuses with -EINVAL what the probe would refuse.
+ */
+int ptrace_run_target(const struct ptrace_target *pt,
+		      const struct tracer_opts *opts,
+		      const struct tracer_target *target,
+		      const struct tracer_sink *sink,
+		      struct tracer_result *res);
+
+/* Adds a task the loop must know before its first stop.  NULL: ENOMEM. */
+struct task *loop_add_task(struct loop *l, pid_t tid, pid_t tgid);
+/* Handles stops until no traced task is left.  0 or -errno. */
+int loop_run(struct loop *l);
 
 static inline uint64_t mono_ns(void)
 {

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The tracer: runs a child under ptrace and reports every completed system
- * call as a plain event.  It knows nothing about tables or statistics; the
- * caller aggregates events (reports/profile/profile.h).
+ * The tracer: engines that run a target (a command, a built-in workload,
+ * running processes) and report every completed system call as a plain
+ * event.  It knows nothing about tables or statistics; the caller
+ * aggregates events (reports/profile/profile.h).
  *
- * Life of a run: tracer_run() forks, the child restores the signal state
- * iotrace changed, stops itself, is seized, then calls child->run() (which
- * execs a command or runs a built-in workload).  Every syscall of the child
- * and, with follow, of its descendants reaches sink->syscall() once, at its
- * exit.  tracer_run() returns when no traced task is left.
+ * An engine is a const struct tracer_engine in the registry
+ * tracer_engines[] (engines.c); the ptrace engine (ptrace.c, loop.c,
+ * spawn.c) is the first.  A caller picks one, asks probe() whether it can
+ * serve the options and the target here, then calls calibrate() and run().
+ * Every syscall of the target and, with follow, of its descendants
+ * reaches sink->syscall() once, at its end; run() returns when no traced
+ * task is left.
  */
 #ifndef IOTRACE_TRACER_H
 #define IOTRACE_TRACER_H
@@ -26,8 +29,12 @@ enum {
 				   cache right: never counted */
 };
 
+/* An optional id an engine does not give (file_id, stack_id). */
+#define TRACER_ID_NONE 0u
+
 struct tracer_event {
 	pid_t tid;
+	pid_t tgid;		/* thread group (process) of tid */
 	uint32_t arch;		/* AUDIT_ARCH_* of the call */
 	int nr;			/* syscall number in that arch */
 	unsigned flags;		/* EVF_* */
@@ -35,6 +42,14 @@ struct tracer_event {
 	int64_t ret;		/* return value, -errno on error */
 	uint64_t entry_ns;	/* CLOCK_MONOTONIC at the entry stop */
 	uint64_t exit_ns;	/* CLOCK_MONOTONIC at the exit stop */
+	/*
+	 * Ids an engine may give with the call, TRACER_ID_NONE when it does
+	 * not: the file the call used (none today: the sink finds files from
+	 * the arguments, fds.c) and its call-site stack (from an unwinder).
+	 * An engine that gives them documents what they index.
+	 */
+	uint32_t file_id;
+	uint32_t stack_id;
 };
 
 struct tracer_sink {
@@ -42,34 +57,53 @@ struct tracer_sink {
 	void *ctx;
 };
 
-/* What tracer_run() does. */
+/* How an engine traces; the same options go to probe, calibrate and run. */
 struct tracer_opts {
 	bool follow;			/* trace forks, vforks and threads */
 	const struct syscall_set *trace; /* count only these; NULL: all */
 	const struct syscall_set *count; /* of those, count without timing */
-	bool seccomp;			/* stop only where needed (seccomp-bpf) */
+	bool seccomp;			/* ptrace engine: stop only where needed
+					   (seccomp-bpf); else at every call */
 	bool pin;			/* tracer and a lone tracee on one CPU */
 };
 
-/*
- * Why a run cannot use seccomp-bpf, or NULL when it can: the kernel
- * (before 4.8 the stop order differs; without CONFIG_SECCOMP_FILTER),
- * or the options (--no-follow: untraced children would inherit a filter
- * nobody answers).
- */
-const char *tracer_seccomp_unusable(const struct tracer_opts *opts);
+/* What tracing costs a timed call, measured by an engine's calibrate(). */
+struct tracer_calibration {
+	uint64_t overhead_ns;	/* median: added between entry and exit stop */
+	uint64_t overhead_lo_ns, overhead_hi_ns; /* its quartiles */
+	uint64_t pair_ns;	/* wall clock a timed call adds to the run */
+	uint64_t stop_ns;	/* of which each stop adds outside the
+				   tracer's own work (switches, wake-ups) */
+	uint64_t bare_ns;	/* the same trivial call, untraced */
+};
 
-/*
- * Measures what a timed call costs in stops: the time the tracer sees for
- * a trivial syscall, traced as opts would trace it, minus the same call
- * untraced (medians).  A few ms.  0 or -errno.
- */
-int tracer_calibrate(const struct tracer_opts *opts, uint64_t *overhead_ns);
-
-/* What the traced child runs once it is traced; returns its exit status. */
+/* What a traced child runs once it is traced; returns its exit status. */
 struct tracer_child {
 	int (*run)(void *arg);
 	void *arg;
+};
+
+/* What is traced: one kind of target, with what that kind needs. */
+enum tracer_target_kind {
+	TARGET_COMMAND,		/* a command started for the run */
+	TARGET_FUNCTION,	/* a function run in a child started for the
+				   run: a built-in workload, calibration */
+	TARGET_PIDS,		/* processes already running (attach): no
+				   engine serves it yet, probe() says so */
+	TARGET_NKINDS,
+};
+
+struct tracer_target {
+	enum tracer_target_kind kind;
+	union {
+		char **argv;		/* COMMAND: argv[0] is the path to
+					   run, as tracer_resolve() gives */
+		struct tracer_child child;	/* FUNCTION */
+		struct {
+			const pid_t *pids;	/* PIDS: process ids */
+			size_t npids;
+		} attach;
+	};
 };
 
 struct tracer_result {
@@ -79,14 +113,65 @@ struct tracer_result {
 	uint64_t start_ns;	/* CLOCK_MONOTONIC when the child was released */
 	uint64_t end_ns;	/* CLOCK_MONOTONIC when the last task was gone */
 	uint64_t stops;		/* ptrace stops handled */
+	uint64_t busy_ns;	/* the tracer's own work at the stops, from
+				   wait's return to the resume */
+	uint64_t user_ns, sys_ns; /* CPU time of the first process and the
+				   children it waited for (wait4's rusage) */
+	/*
+	 * How the calls were measured, as reports and saved profiles name
+	 * it: the engine's mode where it has several ("seccomp-bpf" or
+	 * "ptrace" for the ptrace engine), else its name.  Static storage.
+	 */
+	const char *engine;
 };
 
-int tracer_run(const struct tracer_opts *opts,
-	       const struct tracer_child *child,
-	       const struct tracer_sink *sink, struct tracer_result *res);
+/*
+ * An engine: a source of events over a target.  One const struct per
+ * engine, one row in tracer_engines[]; nothing outside the engine's own
+ * files knows how it works.
+ */
+struct tracer_engine {
+	const char *name;	/* "ptrace": what --engine= would take */
+	/*
+	 * Whether the engine can trace target with opts on this machine:
+	 * NULL when it can, else why not in one phrase ("kernel older than
+	 * 4.8", "--no-follow: ...") for a caller to print or to try other
+	 * options.  Cheap, starts nothing, changes nothing.  calibrate()
+	 * and run() may only be given what probe() accepted.
+	 */
+	const char *(*probe)(const struct tracer_opts *opts,
+			     const struct tracer_target *target);
+	/*
+	 * The fixed time the engine adds to each timed call, measured now
+	 * as opts would trace (a few ms; it runs a target of its own), for
+	 * the profile to subtract, with its spread and what a call costs
+	 * the wall clock (struct tracer_calibration).  0 or -errno.
+	 */
+	int (*calibrate)(const struct tracer_opts *opts,
+			 struct tracer_calibration *c);
+	/*
+	 * Traces target until no traced task is left, giving each call to
+	 * sink->syscall() once, from the calling thread, before returning.  res is always filled: res->exited says whether the
+	 * first process's status is in it.  0 or -errno; an error after
+	 * the target started leaves what was traced delivered.
+	 */
+	int (*run)(const struct tracer_opts *opts,
+		   const struct tracer_target *target,
+		   const struct tracer_sink *sink, struct tracer_result *res);
+};
 
-/* Runs argv[0] (already resolved to a path) with execv: a tracer_child. */
-int tracer_exec_child(void *argv);
+/* The registry (engines.c): the default engine first, NULL last. */
+extern const struct tracer_engine *const tracer_engines[];
+/* The engine named name, or NULL. */
+const struct tracer_engine *tracer_engine_find(const char *name);
+
+/*
+ * In a child forked to run a COMMAND or FUNCTION target: runs it (exec,
+ * or the function) and returns the status to _exit() with, 127 or 126
+ * when the command cannot be executed.  Allocates nothing itself, so it
+ * may run between fork and exec.
+ */
+int tracer_target_exec(const struct tracer_target *target);
 
 /*
  * Finds the program argv0 would run, like execvp: a path with a slash is

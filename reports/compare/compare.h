@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Comparing two runs: one row per syscall present in either profile, the
- * totals of both, a one-line verdict, and --fail-if thresholds for CI.
+ * sub-rows (per file ...) whose counts changed, the totals of both, a
+ * one-line verdict, and --fail-if thresholds for CI.
  * BASE and NEW are plain profiles, so a JSON run and an strace -c table
  * compare the same way.  Times follow report_opts (raw or corrected).
  */
@@ -13,8 +14,20 @@
 #include "reports/render/render.h"
 
 struct diff_row {
-	char name[PROFILE_LABEL_MAX];		/* profile_row_label() */
+	const char *name;	/* profile_row_label(), or a sub-row's */
 	const struct profile_row *base, *new;	/* NULL: not in that run */
+};
+
+/*
+ * A sub-row of a breakdown (per file today) whose counts (calls, errors,
+ * bytes moved) changed between the runs, matched by its syscall's
+ * diff_row and its keys; only for dimensions both runs have rows in.
+ */
+struct diff_sub {
+	const struct profile_breakdown *bbase, *bnew;	/* the dimension */
+	const struct profile_row *rbase, *rnew;	/* its diff_row's rows */
+	const struct profile_sub *base, *new;	/* NULL: not in that run */
+	size_t seq;				/* found order, for ties */
 };
 
 struct diff {
@@ -22,6 +35,9 @@ struct diff {
 	const char *base_name, *new_name;	/* file names, for headers */
 	struct diff_row *rows;
 	size_t nrows;
+	char (*labels)[PROFILE_ROW_LABEL_MAX];	/* the rows' names */
+	struct diff_sub *subs;		/* diff-breakdown.c */
+	size_t nsubs;
 	struct profile_totals tbase, tnew;
 	const struct report_opts *o;
 };
@@ -50,13 +66,22 @@ void diff_headline(const struct diff *d, char *buf, size_t size);
 /* Time of a row as o wants it; 0 for an absent row. */
 uint64_t diff_time(const struct diff *d, const struct profile_row *r);
 
+/* --- sub-rows (diff-breakdown.c) --- */
+
+/* Fills d->subs from d->rows.  0 or -ENOMEM. */
+int diff_build_subs(struct diff *d);
+/* Whether s is a sub-row of the syscall of r. */
+bool diff_sub_of(const struct diff_sub *s, const struct diff_row *r);
+/* "file /tmp/x (blksize 4096)": the dimension and the keys. */
+void diff_sub_label(const struct diff_sub *s, char *buf, size_t size);
+
 /* --- --fail-if (fail-if.c) --- */
 
 #define FAIL_IF_MAX 16
 
 struct fail_if_term {
 	char text[64];			/* the term as written */
-	char syscall[PROFILE_LABEL_MAX]; /* "" for totals; "write/i386" */
+	char syscall[PROFILE_ROW_LABEL_MAX]; /* "" for totals; "write/i386" */
 	int metric;			/* index in the metrics table */
 	bool greater, or_equal;		/* > >= < <= */
 	bool percent;			/* relative change, in % of BASE */

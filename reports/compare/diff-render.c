@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Printing a diff: the headline, which file is BASE and which NEW, then
- * one table row per syscall (columns as data, like table_columns[]) and a
- * total row; or the same as JSON (schema "iotrace-diff/1") for scripts.
+ * one table row per syscall (columns as data, like table_columns[]),
+ * each followed by its sub-rows whose counts changed ("file /tmp/x",
+ * indented, in the same columns), and a total row; or the same as JSON
+ * (schema "iotrace-diff/1") for scripts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +148,7 @@ static void print_cells(FILE *f, const char *const *cells)
 
 static void print_row(FILE *f, const struct diff *d, const struct diff_row *r)
 {
-	char buf[NCOLUMNS][64];
+	char buf[NCOLUMNS][2 * PROFILE_LABEL_MAX + 64];
 	const char *cells[NCOLUMNS];
 	size_t i;
 
@@ -190,6 +192,42 @@ static void total_row(struct profile_row *r, const struct profile_totals *t)
 	r->raw_time_ns = t->raw_time_ns;
 }
 
+/* A sub-row's counts as a row, so the row's columns print it. */
+static struct profile_row *sub_row(struct profile_row *r,
+				   const struct profile_sub *s)
+{
+	if (!s)
+		return NULL;
+	memset(r, 0, sizeof(*r));
+	r->calls = s->calls;
+	r->errors = s->errors;
+	r->timed = s->timed;
+	r->time_ns = s->time_ns;
+	r->raw_time_ns = s->raw_time_ns;
+	return r;
+}
+
+/* The sub-rows of r that changed, under it: "  file /tmp/x". */
+static void print_subs(FILE *f, const struct diff *d, const struct diff_row *r)
+{
+	char label[2 * PROFILE_LABEL_MAX + 32];
+	struct profile_row tb, tn;
+	struct diff_row row;
+	size_t i;
+
+	for (i = 0; i < d->nsubs; i++) {
+		const struct diff_sub *s = &d->subs[i];
+
+		if (!diff_sub_of(s, r))
+			continue;
+		label[0] = label[1] = ' ';
+		diff_sub_label(s, label + 2, sizeof(label) - 2);
+		row = (struct diff_row){ label, sub_row(&tb, s->base),
+					 sub_row(&tn, s->new) };
+		print_row(f, d, &row);
+	}
+}
+
 /* "BASE a.json: dd if=/dev/zero of=x bs=1 count=1000" */
 static void print_run(FILE *f, const char *label, const char *file,
 		      const struct profile *p)
@@ -219,8 +257,10 @@ int diff_render_table(FILE *f, const struct diff *d)
 	print_run(f, "NEW ", d->new_name, d->new);
 	print_headers(f);
 	print_rule(f);
-	for (i = 0; i < d->nrows; i++)
+	for (i = 0; i < d->nrows; i++) {
 		print_row(f, d, &d->rows[i]);
+		print_subs(f, d, &d->rows[i]);
+	}
 	print_rule(f);
 	total_row(&tb, &d->tbase);
 	total_row(&tn, &d->tnew);
@@ -285,6 +325,54 @@ static json_t *rows_array(const struct diff *d)
 	return a;
 }
 
+/* A sub-row's side: null when its keys are not in that run. */
+static json_t *sub_side(const struct diff *d, const struct profile_sub *s)
+{
+	if (!s)
+		return json_null();
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "calls", u64(s->calls),
+			 "errors", u64(s->errors), "timed", u64(s->timed),
+			 "time_ns", u64(d->o->raw_time ? s->raw_time_ns
+						       : s->time_ns),
+			 "bytes_done", u64(s->bytes_done));
+}
+
+/* Keys as the saved profile writes them, so scripts read them alike. */
+static json_t *sub_object(const struct diff *d, const struct diff_sub *s,
+			  const char *syscall)
+{
+	const struct profile_breakdown *b = s->base ? s->bbase : s->bnew;
+	const struct profile_sub *k = s->base ? s->base : s->new;
+
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}",
+			 "dimension", b->dim->name, "syscall", syscall,
+			 "key", b->dim->save(profile_key(b, k->key)),
+			 "key2", k->key2 == PROFILE_KEY_NONE ? json_null() :
+				 b->dim->save(profile_key(b, k->key2)),
+			 "base", sub_side(d, s->base),
+			 "new", sub_side(d, s->new));
+}
+
+/* The changed sub-rows, in the table's order. */
+static json_t *subs_array(const struct diff *d)
+{
+	json_t *a = json_array();
+	size_t i, k;
+
+	for (i = 0; a && i < d->nrows; i++) {
+		for (k = 0; k < d->nsubs; k++) {
+			if (!diff_sub_of(&d->subs[k], &d->rows[i]))
+				continue;
+			if (json_array_append_new(a, sub_object(d, &d->subs[k],
+					d->rows[i].name)) < 0) {
+				json_decref(a);
+				return NULL;
+			}
+		}
+	}
+	return a;
+}
+
 static json_t *fail_if_array(const struct fail_if *f, const int *results,
 			     const struct diff *d)
 {
@@ -312,11 +400,12 @@ int diff_render_json(FILE *out, const struct diff *d, const struct fail_if *f,
 	int err;
 
 	diff_headline(d, headline, sizeof(headline));
-	doc = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}",
+	doc = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}",
 			"schema", "iotrace-diff/1", "headline", headline,
 			"base", run_object(d, d->base_name, d->base, &d->tbase),
 			"new", run_object(d, d->new_name, d->new, &d->tnew),
 			"syscalls", rows_array(d),
+			"breakdowns", subs_array(d),
 			"fail_if", fail_if_array(f, results, d));
 	if (!doc)
 		return -1;

@@ -20,15 +20,20 @@ static bool used(const struct profile_row *r)
 	return r && r->calls;
 }
 
-/* A pair of rows, named as both runs' tables name them. */
+/*
+ * A pair of rows, named as both runs' tables name them; the names live
+ * in d->labels, which sorting the rows does not move.
+ */
 static void add_pair(struct diff *d, const struct profile_row *b,
 		     const struct profile_row *w)
 {
-	struct diff_row *r = &d->rows[d->nrows++];
+	struct diff_row *r = &d->rows[d->nrows];
 
-	profile_row_label(b ? b : w, r->name, sizeof(r->name));
+	r->name = profile_row_label(b ? b : w, d->labels[d->nrows],
+				    sizeof(d->labels[d->nrows]));
 	r->base = b;
 	r->new = w;
+	d->nrows++;
 }
 
 /* Rows pair by (personality, name): i386's write is not x86_64's. */
@@ -43,8 +48,11 @@ int diff_build(struct diff *d, const struct profile *base,
 	d->new = new;
 	d->o = o;
 	d->rows = calloc(base->nrows + new->nrows + 1, sizeof(*d->rows));
-	if (!d->rows)
+	d->labels = calloc(base->nrows + new->nrows + 1, sizeof(*d->labels));
+	if (!d->rows || !d->labels) {
+		diff_release(d);
 		return -ENOMEM;
+	}
 	for (i = 0; i < base->nrows; i++) {
 		b = &base->rows[i];
 		w = profile_row_match(new, b);
@@ -58,14 +66,22 @@ int diff_build(struct diff *d, const struct profile *base,
 	}
 	profile_totals(base, &d->tbase);
 	profile_totals(new, &d->tnew);
+	if (diff_build_subs(d) < 0) {
+		diff_release(d);
+		return -ENOMEM;
+	}
 	return diff_sort(d, "time");
 }
 
 void diff_release(struct diff *d)
 {
 	free(d->rows);
+	free(d->labels);
+	free(d->subs);
 	d->rows = NULL;
-	d->nrows = 0;
+	d->labels = NULL;
+	d->subs = NULL;
+	d->nrows = d->nsubs = 0;
 }
 
 static int64_t change(uint64_t a, uint64_t b)
@@ -233,10 +249,29 @@ static void explain(char *buf, size_t size, const struct diff *d,
 	}
 }
 
+/*
+ * The stop-cost correction of a run errs by up to its resolution on every
+ * timed call, the same way for all of them: a run's total is uncertain by
+ * timed calls x resolution.  0 when the profile does not say (strace
+ * tables, older files, --raw-time).
+ */
+static uint64_t uncertainty(const struct diff *d, const struct profile *p,
+			    const struct profile_totals *t)
+{
+	struct profile_estimate e;
+
+	if (d->o && d->o->raw_time)
+		return 0;
+	profile_untraced(p, &e);
+	return t->timed * e.resolution_ns;
+}
+
 void diff_headline(const struct diff *d, char *buf, size_t size)
 {
 	uint64_t a = totals_time(&d->tbase, d->o);
 	uint64_t b = totals_time(&d->tnew, d->o);
+	uint64_t u = uncertainty(d, d->base, &d->tbase) +
+		     uncertainty(d, d->new, &d->tnew);
 	const struct diff_row *top = diff_top(d);
 	char much[32], times[48], why[160] = "";
 
@@ -244,6 +279,16 @@ void diff_headline(const struct diff *d, char *buf, size_t size)
 	two_times(times, sizeof(times), a, b);
 	if (top && (d_time(d, top) || d_calls(d, top)))
 		explain(why, sizeof(why), d, top);
+	if (u && (a > b ? a - b : b - a) <= u) {
+		/* Times are noise here; a change in calls is still a fact. */
+		if (top && !d_calls(d, top))
+			why[0] = '\0';
+		snprintf(buf, size, "NEW and BASE differ in time in syscalls "
+			 "(%s) by less than the resolution of the stop-cost "
+			 "correction (+-%.3f ms): not ranked%s", times,
+			 (double)u / 1e6, why);
+		return;
+	}
 	snprintf(buf, size, "NEW spends %s time in syscalls (%s)%s", much,
 		 times, why);
 }

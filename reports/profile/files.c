@@ -1,173 +1,275 @@
 // SPDX-License-Identifier: MIT
 /*
- * Per-file I/O accounting: which file each data syscall's bytes went to.
- * The profile keeps one row per file (path and the open flags that change
- * I/O) and one row per (file, syscall); a call with two fds (sendfile,
- * splice, tee, copy_file_range) gets one row per (source, destination)
- * pair, so its bytes are counted once.  Files come from the tracer's fd
- * cache, so /proc is read only the first time a (task, fd) is seen.
- * Memory is bounded: past PROFILE_FILES_MAX files, new files share an
- * "(other files)" row; past PROFILE_IOS_MAX io rows, new pairs go to
- * that row too.
+ * The file dimension: which file each data syscall's bytes went to.
+ * Its key (struct profile_file) is a path as /proc showed it with the
+ * open flags that change I/O; kind and sizes describe it.  This file is
+ * the key type (compare, hash, save, load, print: profile_dim_file) and
+ * how events find their files: through the tracer's fd cache, so /proc
+ * is read only the first time a (task, fd) is seen.  A call with two
+ * fds (sendfile, splice, tee, copy_file_range) gets one sub-row per
+ * (source, destination) pair.  Aggregation and bounds are breakdown.c's:
+ * past PROFILE_FILES_MAX files, new files share "(other files)".
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/profile/profile.h"
+#include "reports/profile/jload.h"
 
 #define OTHER_FILES "(other files)"
 #define UNRESOLVED "(unresolved fd)"
 
-static void *grow(void *v, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap = *cap ? *cap * 2 : 16;
+/* enum fd_kind <-> word, both ways. */
+static const char *const kind_words[] = {
+	[FD_UNKNOWN] = "unknown", [FD_REG] = "file",   [FD_BLK] = "block",
+	[FD_CHR] = "char",	  [FD_PIPE] = "pipe",  [FD_SOCK] = "socket",
+	[FD_ANON] = "anon_inode", [FD_DIR] = "dir",    [FD_OTHER] = "other",
+};
+#define NKINDS (sizeof(kind_words) / sizeof(kind_words[0]))
 
-	if (n < *cap)
-		return v;
-	v = realloc(v, ncap * size);
-	if (v)
-		*cap = ncap;
-	return v;
+/* --- the key type --- */
+
+/* A file is its path and flags; kind and sizes describe it. */
+static int file_cmp(const void *a, const void *b)
+{
+	const struct profile_file *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	if (c)
+		return c;
+	return x->flags < y->flags ? -1 : x->flags > y->flags;
 }
 
-static int add_file(struct profile *p, const struct profile_file *f)
+static uint64_t file_hash(const void *key)
 {
-	struct profile_file *v = grow(p->files, &p->files_cap, p->nfiles,
-				      sizeof(*v));
+	const struct profile_file *f = key;
+	uint64_t h = profile_hash_bytes(0, f->path, strlen(f->path));
 
-	if (!v)
-		return -ENOMEM;
-	p->files = v;
-	v[p->nfiles] = *f;
-	v[p->nfiles].first_io = -1;
-	return (int)p->nfiles++;
+	return profile_hash_bytes(h, &f->flags, sizeof(f->flags));
 }
 
-static int find_file(const struct profile *p, const char *path,
-		     unsigned flags)
+static void file_other(void *key)
 {
+	struct profile_file *f = key;
+
+	f->kind = FD_OTHER;
+	snprintf(f->path, sizeof(f->path), "%s", OTHER_FILES);
+}
+
+/* The path, and its notes in parentheses when it has some. */
+static void file_label(char *buf, size_t size, const void *key)
+{
+	const struct profile_file *f = key;
+	char notes[128];
+
+	profile_file_notes(f, notes, sizeof(notes));
+	if (notes[0])
+		snprintf(buf, size, "%s (%s)", f->path, notes);
+	else
+		snprintf(buf, size, "%s", f->path);
+}
+
+static json_t *flags_array(unsigned flags)
+{
+	const struct profile_file_flag *fl;
+	json_t *a = json_array();
+
+	for (fl = profile_file_flags; a && fl->name; fl++) {
+		if (!(flags & fl->flag))
+			continue;
+		if (json_array_append_new(a, json_string(fl->name)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* Kinds and flags are words, so a script can read them. */
+static json_t *file_save(const void *key)
+{
+	const struct profile_file *f = key;
+	json_t *o = json_object();
+	int err = 0;
+
+	if (!o)
+		return NULL;
+	err |= json_object_set_new(o, "path", json_string(f->path));
+	err |= json_object_set_new(o, "kind", json_string(
+		f->kind < NKINDS ? kind_words[f->kind] : "unknown"));
+	err |= json_object_set_new(o, "flags", flags_array(f->flags));
+	err |= json_object_set_new(o, "blksize", json_integer(f->blksize));
+	err |= json_object_set_new(o, "lbs", json_integer(f->lbs));
+	if (err) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int u32_of(struct jload *j, json_t *o, const char *key, uint32_t *out)
+{
+	uint64_t v;
+
+	if (jload_u64(j, o, key, &v) < 0)
+		return -1;
+	if (v > UINT32_MAX) {
+		jload_push_key(j, key);
+		return jfail(j, "must be 0 to %u, got %llu", UINT32_MAX,
+			     (unsigned long long)v);
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int kind_of(struct jload *j, json_t *o, unsigned *kind)
+{
+	char word[16];
+	unsigned k;
+
+	if (jload_string(j, o, "kind", word, sizeof(word)) < 0)
+		return -1;
+	for (k = 0; k < NKINDS; k++) {
+		if (!strcmp(word, kind_words[k])) {
+			*kind = k;
+			return 0;
+		}
+	}
+	jload_push_key(j, "kind");
+	return jfail(j, "unknown kind '%s'", word);
+}
+
+/* One word of "flags": its PF_* bit, which must not be set yet. */
+static int flag_of(struct jload *j, json_t *v, unsigned *flags)
+{
+	const struct profile_file_flag *fl;
+
+	if (!json_is_string(v))
+		return jfail(j, "expected a string, got %s",
+			     json_is_true(v) ? "true" :
+			     jload_type_word(json_typeof(v)));
+	for (fl = profile_file_flags; fl->name; fl++) {
+		if (strcmp(json_string_value(v), fl->name))
+			continue;
+		if (*flags & fl->flag)
+			return jfail(j, "'%s' given twice", fl->name);
+		*flags |= fl->flag;
+		return 0;
+	}
+	return jfail(j, "unknown flag '%s'", json_string_value(v));
+}
+
+static int flags_of(struct jload *j, json_t *o, unsigned *flags)
+{
+	json_t *a = jload_member(j, o, "flags", JSON_ARRAY), *v;
 	size_t i;
 
-	for (i = 0; i < p->nfiles; i++)
-		if (p->files[i].flags == flags &&
-		    !strcmp(p->files[i].path, path))
-			return (int)i;
-	return -1;
+	if (!a)
+		return -1;
+	json_array_foreach(a, i, v) {
+		jload_push_index(j, i);
+		if (flag_of(j, v, flags) < 0)
+			return -1;
+		jload_pop(j);
+	}
+	jload_pop(j);
+	return 0;
 }
 
-static int other_file(struct profile *p)
+/* Paths end up in tables: no control characters (set_path cleans them). */
+static int path_of(struct jload *j, json_t *o, struct profile_file *f)
 {
-	struct profile_file f = { .kind = FD_OTHER };
-	int i = find_file(p, OTHER_FILES, 0);
+	const char *c;
 
-	if (i >= 0)
-		return i;
-	snprintf(f.path, sizeof(f.path), "%s", OTHER_FILES);
-	return add_file(p, &f);
+	if (jload_string(j, o, "path", f->path, sizeof(f->path)) < 0)
+		return -1;
+	for (c = f->path; *c; c++) {
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			jload_push_key(j, "path");
+			return jfail(j, "control character in a path");
+		}
+	}
+	if (!f->path[0]) {
+		jload_push_key(j, "path");
+		return jfail(j, "empty path");
+	}
+	return 0;
+}
+
+static int file_load(struct jload *j, json_t *o, void *key)
+{
+	struct profile_file *f = key;
+
+	if (path_of(j, o, f) < 0 || kind_of(j, o, &f->kind) < 0 ||
+	    flags_of(j, o, &f->flags) < 0 ||
+	    u32_of(j, o, "blksize", &f->blksize) < 0 ||
+	    u32_of(j, o, "lbs", &f->lbs) < 0)
+		return -1;
+	return 0;
+}
+
+const struct profile_dim profile_dim_file = {
+	.name = "file",
+	.plural = "files",
+	.identity = "path and flags",
+	.key_size = sizeof(struct profile_file),
+	.max_keys = PROFILE_FILES_MAX,
+	.max_subs = PROFILE_IOS_MAX,
+	.cmp = file_cmp,
+	.hash = file_hash,
+	.other = file_other,
+	.label = file_label,
+	.save = file_save,
+	.load = file_load,
+	/* Saved before breakdowns were generic: keep the keys it had. */
+	.json_keys = "files",
+	.json_subs = "ios",
+	.json_ref = "file",
+	.json_ref2 = "file2",
+};
+
+/* --- the file breakdown of a profile, by files --- */
+
+static struct profile_breakdown *file_breakdown(struct profile *p)
+{
+	return profile_breakdown_rw(p, &profile_dim_file);
 }
 
 int profile_file_get(struct profile *p, const struct profile_file *f)
 {
-	int i = find_file(p, f->path, f->flags);
+	struct profile_breakdown *b = file_breakdown(p);
+	struct profile_file key;
 
-	if (i >= 0)
-		return i;
-	if (p->nfiles >= PROFILE_FILES_MAX - 1)
-		return other_file(p);
-	return add_file(p, f);
+	if (!b)
+		return -ENOENT;
+	/* Only what the key type reads, in zeroed memory. */
+	memset(&key, 0, sizeof(key));
+	snprintf(key.path, sizeof(key.path), "%s", f->path);
+	key.kind = f->kind;
+	key.flags = f->flags;
+	key.blksize = f->blksize;
+	key.lbs = f->lbs;
+	return profile_key_get(b, &key);
 }
 
-static struct profile_io *new_io(struct profile *p, uint32_t file,
-				 uint32_t file2, uint32_t row)
+struct profile_sub *profile_io_get(struct profile *p, uint32_t file,
+				   uint32_t file2, uint32_t row)
 {
-	struct profile_io *v = grow(p->ios, &p->ios_cap, p->nios, sizeof(*v));
+	struct profile_breakdown *b = file_breakdown(p);
 
-	if (!v)
-		return NULL;
-	p->ios = v;
-	v += p->nios;
-	memset(v, 0, sizeof(*v));
-	v->file = file;
-	v->file2 = file2;
-	v->row = row;
-	v->next = p->files[file].first_io;
-	p->files[file].first_io = (int32_t)p->nios++;
-	return v;
-}
-
-struct profile_io *profile_io_get(struct profile *p, uint32_t file,
-				  uint32_t file2, uint32_t row)
-{
-	int32_t i;
-	int other;
-
-	for (i = p->files[file].first_io; i >= 0; i = p->ios[i].next)
-		if (p->ios[i].row == row && p->ios[i].file2 == file2)
-			return &p->ios[i];
-	if (p->nios < PROFILE_IOS_MAX)
-		return new_io(p, file, file2, row);
-	/* Full: one row per syscall in "(other files)", a bounded few. */
-	other = other_file(p);
-	if (other < 0)
-		return NULL;
-	for (i = p->files[other].first_io; i >= 0; i = p->ios[i].next)
-		if (p->ios[i].row == row &&
-		    p->ios[i].file2 == PROFILE_FILE_NONE)
-			return &p->ios[i];
-	return new_io(p, (uint32_t)other, PROFILE_FILE_NONE, row);
-}
-
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
-
-static void add_size(struct profile_io *io, const struct profile_row *r,
-		     const struct tracer_event *ev)
-{
-	uint64_t asked;
-
-	if (r->io_arg < 0 || r->io_arg >= 6)
-		return;
-	asked = ev->args[r->io_arg];
-	if (asked > io->size_max) {
-		io->size_max = asked;
-		io->size_max_calls = 0;
-	}
-	if (asked == io->size_max)
-		io->size_max_calls++;
-	if (ev->ret < 0)
-		return;
-	io->bytes_req = add_sat(io->bytes_req, asked);
-	if ((uint64_t)ev->ret < asked)
-		io->short_calls++;
+	return b ? profile_sub_get(b, file, file2, row) : NULL;
 }
 
 int profile_add_io(struct profile *p, uint32_t row, uint32_t file,
 		   uint32_t file2, const struct tracer_event *ev)
 {
-	struct profile_io *io = profile_io_get(p, file, file2, row);
-	uint64_t raw;
+	struct profile_breakdown *b = file_breakdown(p);
 
-	if (!io)
-		return -ENOMEM;
-	io->calls++;
-	if (ev->flags & EVF_COUNT_ONLY)
-		return 0;
-	raw = ev->exit_ns - ev->entry_ns;
-	io->timed++;
-	io->raw_time_ns += raw;
-	io->time_ns += raw > p->overhead_ns ? raw - p->overhead_ns : 0;
-	if (ev->ret < 0 && ev->ret >= -4095) {
-		io->errors++;
-		io->einval += ev->ret == -EINVAL;
-	} else {
-		io->bytes_done += (uint64_t)ev->ret;
-	}
-	add_size(io, &p->rows[row], ev);
-	return 0;
+	return b ? profile_sub_add(p, b, row, file, file2, ev) : -ENOENT;
 }
+
+/* --- from events: fds to files --- */
 
 static unsigned pf_flags(unsigned o)
 {
@@ -232,13 +334,15 @@ int profile_add_files(struct profile *p, struct fd_cache *c,
 		      const struct tracer_event *ev)
 {
 	uint32_t file2 = PROFILE_FILE_NONE;
+	struct profile_breakdown *b;
 	struct profile_row *r;
 	int f1, f2 = 0;
 
 	if (!c)
 		return 0;
 	fd_cache_event(c, ev);
-	if (ev->flags & EVF_HIDDEN)
+	b = file_breakdown(p);
+	if ((ev->flags & EVF_HIDDEN) || !b)
 		return 0;
 	r = profile_event_row(p, ev);
 	if (!r)
@@ -253,11 +357,11 @@ int profile_add_files(struct profile *p, struct fd_cache *c,
 	}
 	if (f1 < 0 || f2 < 0)
 		return -ENOMEM;
-	return profile_add_io(p, (uint32_t)(r - p->rows), (uint32_t)f1, file2,
-			      ev);
+	return profile_sub_add(p, b, (uint32_t)(r - p->rows), (uint32_t)f1,
+			       file2, ev);
 }
 
-/* The I/O table's notes and the JSON "flags" (json-files.c) use these. */
+/* The I/O table's notes and the JSON "flags" (file_save) use these. */
 const struct profile_file_flag profile_file_flags[] = {
 	{ PF_DIRECT, "O_DIRECT" }, { PF_SYNC, "O_SYNC" },
 	{ PF_DSYNC, "O_DSYNC" },   { PF_APPEND, "O_APPEND" },

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to the JSON profile code (json.c, json-files.c, load.c): the
- * loader's walk state and its checked getters, so the per-file part of
- * the document (json-files.c) is validated the same way, with the same
+ * Private to the JSON profile code (json.c, json-breakdown.c, load.c)
+ * and the key types of dimensions (files.c): the loader's walk state and
+ * its checked getters, so the breakdowns (json-breakdown.c) and their
+ * keys are validated the same way, with the same
  * "line L: key.path: what is wrong" messages, as the rest (load.c).
  * Every getter pushes its key, fails through jfail() (returns -1 with
  * the path still pushed) or pops it on success.
@@ -44,12 +45,15 @@ int jload_string(struct jload *j, json_t *obj, const char *key, char *buf,
 /* A row's optional "personality": its index, -1 absent or unknown. */
 int load_personality(struct jload *j, json_t *obj, int *pers);
 
-/* --- the per-file I/O part of the document (json-files.c) --- */
-json_t *files_to_json(const struct profile *p);
-json_t *ios_to_json(const struct profile *p);
+/* --- breakdowns, engine and calibrated (json-breakdown.c) --- */
+/* Sets "files", "ios" and "breakdowns" in doc.  0, or -1: no memory. */
+int breakdowns_to_json(json_t *doc, const struct profile *p);
 /* Optional keys (older iotrace/1 files lack them): absent is empty. */
 int load_engine(struct jload *j, struct profile *p, json_t *doc);
-int load_files(struct jload *j, struct profile *p, json_t *doc);
-int load_ios(struct jload *j, struct profile *p, json_t *doc);
+int load_breakdowns(struct jload *j, struct profile *p, json_t *doc);
+
+/* --- the untraced estimate's ingredients (json-untraced.c) --- */
+json_t *untraced_to_json(const struct profile *p);
+int load_untraced(struct jload *j, struct profile *p, json_t *doc);
 
 #endif

@@ -4,7 +4,8 @@
  * docs/json-schema.md), built with jansson.  Every number is an integer
  * in ns, bytes or counts, so nothing is lost to float rounding; the file
  * is what `iotrace report` and `iotrace diff` read back (load.c).
- * The per-file I/O part (files, ios) is written by json-files.c.
+ * The breakdowns (files, ios, breakdowns) are written by
+ * json-breakdown.c.
  */
 #include <string.h>
 #include "reports/profile/jload.h"
@@ -82,7 +83,7 @@ static json_t *row_object(const struct profile_row *r)
 		err |= set(o, k->name, u64(profile_counter_get(r, k)));
 	err |= set(o, "errnos", errno_object(r));
 	err |= set(o, "hist", hist_object(r));
-	/* Added within iotrace/1: last, absent for a name of no personality. */
+	/* Added within iotrace/1: last; absent for the native personality. */
 	if (profile_row_pers(r))
 		err |= set(o, "personality", json_string(profile_row_pers(r)));
 	if (err) {
@@ -92,13 +93,36 @@ static json_t *row_object(const struct profile_row *r)
 	return o;
 }
 
+/*
+ * How far a row's corrected time can be trusted: the correction's error
+ * is the same for every call of a run, so it adds up over the row's
+ * timed calls; a mean per call under the resolution is noise.
+ */
+static json_t *with_resolution(json_t *o, const struct profile_row *r,
+			       uint64_t resolution_ns)
+{
+	if (!o || !resolution_ns || !r->timed)
+		return o;
+	if (set(o, "time_uncertainty_ns", u64(r->timed * resolution_ns)) ||
+	    set(o, "below_resolution",
+		json_boolean(r->time_ns / r->timed < resolution_ns))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static json_t *rows_array(const struct profile *p)
 {
+	struct profile_estimate e;
 	json_t *a = json_array();
 	size_t i;
 
+	profile_untraced(p, &e);
 	for (i = 0; a && i < p->nrows; i++) {
-		if (json_array_append_new(a, row_object(&p->rows[i])) < 0) {
+		if (json_array_append_new(a, with_resolution(row_object(
+				&p->rows[i]), &p->rows[i],
+				e.resolution_ns)) < 0) {
 			json_decref(a);
 			return NULL;
 		}
@@ -227,9 +251,10 @@ json_t *profile_to_json(const struct profile *p)
 	err |= set(o, "exit", exit_object(&p->exit));
 	err |= set(o, "totals", totals_object(p));
 	err |= set(o, "syscalls", rows_array(p));
-	err |= set(o, "files", files_to_json(p));
-	err |= set(o, "ios", ios_to_json(p));
+	err |= breakdowns_to_json(o, p);
 	err |= set(o, "truth", truth_object(&p->truth));
+	if (p->cost.known)
+		err |= set(o, "untraced", untraced_to_json(p));
 	if (err) {
 		json_decref(o);
 		return NULL;

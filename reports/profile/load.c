@@ -7,8 +7,8 @@
  * and range before it reaches the profile.  The first problem ends the
  * load with its line and the path of the value, e.g.
  * "line 14: syscalls[2].calls: expected an integer, got a string".
- * The getters are shared through jload.h with json-files.c, which loads
- * engine, calibrated, files and ios.
+ * The getters are shared through jload.h with json-breakdown.c, which
+ * loads engine, calibrated and the breakdowns (files, ios ...).
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -515,8 +515,9 @@ static int load_doc(struct jload *j, struct profile *p, json_t *doc)
 	    jload_u64(j, doc, "stops", &p->stops) < 0 ||
 	    jload_u64(j, doc, "overhead_ns", &p->overhead_ns) < 0 ||
 	    load_engine(j, p, doc) < 0 || load_exit(j, p, doc) < 0 ||
-	    load_rows(j, p, doc) < 0 || load_files(j, p, doc) < 0 ||
-	    load_ios(j, p, doc) < 0 || load_truth(j, p, doc) < 0)
+	    load_rows(j, p, doc) < 0 || load_breakdowns(j, p, doc) < 0 ||
+	    load_truth(j, p, doc) < 0 ||
+	    load_untraced(j, p, doc) < 0)
 		return -1;
 	p->start_time = (time_t)start;
 	return 0;

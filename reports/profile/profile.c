@@ -27,6 +27,7 @@ void profile_init(struct profile *p)
 	p->ncpus = n > 0 ? (int)n : 1;
 	if (uname(&u) == 0)
 		snprintf(p->kernel, sizeof(p->kernel), "%s", u.release);
+	profile_set_dims(p, NULL);
 }
 
 static void free_argv(struct profile *p)
@@ -45,11 +46,7 @@ void profile_release(struct profile *p)
 	free(p->rows);
 	free(p->index);
 	free_argv(p);
-	free(p->files);
-	free(p->ios);
-	p->files = NULL;
-	p->ios = NULL;
-	p->nfiles = p->files_cap = p->nios = p->ios_cap = 0;
+	profile_breakdowns_release(p);
 	p->rows = NULL;
 	p->index = NULL;
 	p->nrows = p->cap = 0;

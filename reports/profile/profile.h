@@ -38,12 +38,12 @@ struct profile_errno {
  * personality of this build knows keeps its own row, by name.
  */
 #define PROFILE_PERS_NONE (-1)
-#define PROFILE_LABEL_MAX (PROFILE_NAME_MAX + 16)	/* "name/personality" */
+#define PROFILE_ROW_LABEL_MAX (PROFILE_NAME_MAX + 16) /* "write/i386" */
 
 struct profile_row {
 	int pers;			/* personality (tracer/syscalls.h), or
 					   PROFILE_PERS_NONE */
-	int nr;				/* number in pers: "syscall_N" if unnamed */
+	int nr;				/* number in pers (syscall_N) */
 	char unknown[PROFILE_NAME_MAX];	/* PROFILE_PERS_NONE: the name read */
 	uint64_t calls;			/* completed calls */
 	uint64_t errors;		/* returns in [-4095, -1] */
@@ -85,16 +85,106 @@ struct profile_truth {
 };
 
 /*
- * Per-file I/O (reports/files.c).  A file is a path as /proc showed it
+ * Breakdowns (breakdown.c): a syscall row broken down by a further key,
+ * a dimension.  Files are the first dimension; call sites and engines
+ * come next.  A dimension is a key type, struct profile_dim (how to
+ * compare, hash, save, load and print a key), and one row in
+ * profile_dims[]; everything else is generic.  A profile keeps, per
+ * dimension, a table of keys in first-seen order and sub-rows keyed by
+ * (syscall row, key[, key2]) with the counters of struct profile_sub.
+ * The second key is for calls with two fds (sendfile, splice, tee,
+ * copy_file_range): one sub-row per (source, destination) pair, so the
+ * bytes are counted once.  Memory is bounded per dimension: past
+ * max_keys - 1 keys, new keys share one "(other ...)" key; past
+ * max_subs sub-rows, new ones go to that key, one per syscall.
+ */
+#define PROFILE_KEY_NONE UINT32_MAX	/* no second key */
+#define PROFILE_DIMS_MAX 4		/* dimensions one profile holds */
+#define PROFILE_KEY_MAX 1024		/* largest key, in bytes */
+#define PROFILE_LABEL_MAX 512		/* a key as reports print it */
+
+/* One (syscall row, key, key2) sub-row. */
+struct profile_sub {
+	uint32_t key;			/* the source, or the only key */
+	uint32_t key2;			/* destination, or KEY_NONE */
+	uint32_t row;			/* the syscall's profile_row */
+	int32_t next;			/* the key's next sub-row, or -1 */
+	uint64_t calls, errors, einval, timed, time_ns, raw_time_ns;
+	uint64_t bytes_req, bytes_done, short_calls;
+	uint64_t size_max;		/* largest size asked for */
+	uint64_t size_max_calls;	/* calls that asked exactly size_max */
+};
+
+/* The counters of a sub-row, as data: JSON keys, CSV columns. */
+struct profile_sub_counter {
+	const char *name;	/* JSON key and CSV header */
+	size_t offset;		/* of a uint64_t in struct profile_sub */
+};
+extern const struct profile_sub_counter profile_sub_counters[]; /* NULL-ended */
+uint64_t profile_sub_counter_get(const struct profile_sub *s,
+				 const struct profile_sub_counter *c);
+
+struct json_t;	/* jansson's */
+struct jload;	/* the JSON loader's walk (jload.h) */
+
+/*
+ * A dimension: its key type.  A key is plain data of key_size bytes,
+ * built in zeroed memory (so two equal keys are equal byte for byte).
+ */
+struct profile_dim {
+	const char *name;	/* "file": JSON, CSV, diff and messages */
+	const char *plural;	/* "files", for messages */
+	const char *identity;	/* what cmp compares: "path and flags" */
+	size_t key_size;	/* at most PROFILE_KEY_MAX */
+	size_t max_keys;	/* the last one is the other() key */
+	size_t max_subs;	/* sub-rows before they go to other() */
+	/* 0: the same key (the rest of a key describes it). */
+	int (*cmp)(const void *a, const void *b);
+	/* Keys cmp calls the same hash the same. */
+	uint64_t (*hash)(const void *key);
+	/* The key the rest share past the bounds, into zeroed memory. */
+	void (*other)(void *key);
+	/* The key as reports print it. */
+	void (*label)(char *buf, size_t size, const void *key);
+	/* The key as a JSON object; NULL: no memory. */
+	struct json_t *(*save)(const void *key);
+	/* From a JSON object into a zeroed key; 0, or -1 through jfail(). */
+	int (*load)(struct jload *j, struct json_t *o, void *key);
+	/*
+	 * Where the JSON document keeps its keys and sub-rows, and how a
+	 * sub-row names its keys: the file dimension predates "breakdowns"
+	 * ("files", "ios", "file", "file2").  NULL: breakdowns.NAME.keys,
+	 * breakdowns.NAME.rows, "key", "key2".
+	 */
+	const char *json_keys, *json_subs, *json_ref, *json_ref2;
+};
+
+/* The dimensions every profile has, NULL-terminated (breakdown.c). */
+extern const struct profile_dim *const profile_dims[];
+
+/* A profile's data for one dimension. */
+struct profile_breakdown {
+	const struct profile_dim *dim;	/* NULL: an unused slot */
+	unsigned char *keys;		/* nkeys keys, first-seen order */
+	int32_t *first;			/* per key: newest sub-row, or -1 */
+	size_t nkeys, keys_cap;
+	uint32_t *slots;		/* hash index: key + 1, 0 empty */
+	size_t nslots;			/* a power of two, 2 * keys_cap */
+	struct profile_sub *subs;	/* first-seen order */
+	size_t nsubs, subs_cap;
+};
+
+/*
+ * The file dimension (files.c).  A file is a path as /proc showed it
  * ("/tmp/out", "pipe:[123]", "anon_inode:[eventfd]") with the open flags
  * that change how I/O behaves; the same path opened with other flags is
  * another file.  Past PROFILE_FILES_MAX files, the rest share one
- * "(other files)" row, so memory stays bounded.
+ * "(other files)" key.
  */
 #define PROFILE_FILES_MAX 256
 #define PROFILE_IOS_MAX 1024
 #define PROFILE_PATH_MAX 256
-#define PROFILE_FILE_NONE UINT32_MAX
+#define PROFILE_FILE_NONE PROFILE_KEY_NONE
 
 enum {
 	PF_DIRECT = 1 << 0,
@@ -110,30 +200,16 @@ struct profile_file_flag {
 };
 extern const struct profile_file_flag profile_file_flags[];
 
+/* The file dimension's key. */
 struct profile_file {
 	char path[PROFILE_PATH_MAX];
 	unsigned kind;			/* enum fd_kind (tracer.h) */
 	unsigned flags;			/* PF_* */
 	uint32_t blksize;		/* st_blksize; 0: unknown */
 	uint32_t lbs;			/* device logical block size; 0: none */
-	int32_t first_io;		/* this file's first io row, or -1 */
 };
 
-/*
- * One (file, syscall) row.  Calls with two fds (sendfile, splice, tee,
- * copy_file_range) have one row per (source, destination) pair: the
- * bytes are counted once, on the pair.
- */
-struct profile_io {
-	uint32_t file;			/* source, or the only file */
-	uint32_t file2;			/* destination, or PROFILE_FILE_NONE */
-	uint32_t row;			/* index of the syscall's profile_row */
-	int32_t next;			/* the file's next io row, or -1 */
-	uint64_t calls, errors, einval, timed, time_ns, raw_time_ns;
-	uint64_t bytes_req, bytes_done, short_calls;
-	uint64_t size_max;		/* largest size asked for */
-	uint64_t size_max_calls;	/* calls that asked exactly size_max */
-};
+extern const struct profile_dim profile_dim_file;
 
 /* How the traced command ended. */
 struct profile_exit {
@@ -142,6 +218,38 @@ struct profile_exit {
 	int signal;		/* killed by this signal, or 0 */
 	bool core;		/* dumped core */
 	int fatal_signal;	/* iotrace got SIGTERM/SIGHUP and killed it */
+};
+
+/*
+ * What tracing cost, measured by calibration before and after the run, and
+ * the CPU time of the traced processes: the ingredients of the untraced
+ * estimate (untraced.c).  known false: a profile without them (strace
+ * tables, older files, --count-only).
+ */
+struct profile_cost {
+	bool known;
+	uint64_t overhead_lo_ns;	/* spread of the per-call correction */
+	uint64_t overhead_hi_ns;	/*   over both calibrations */
+	uint64_t busy_ns;		/* the tracer's work at the stops */
+	uint64_t stop_lo_ns;		/* wall a stop adds besides that work, */
+	uint64_t stop_hi_ns;		/*   lowest and highest calibration */
+	bool cpu_known;
+	uint64_t user_ns, sys_ns;	/* CPU of the traced tree (rusage) */
+};
+
+/*
+ * The untraced picture of a traced run (profile_untraced()): what tracing
+ * added and what the program would have taken without it, as a range.
+ */
+struct profile_estimate {
+	bool known;			/* false: no ingredients */
+	uint64_t added_ns, added_lo_ns, added_hi_ns;	/* tracing added */
+	uint64_t wall_ns, wall_lo_ns, wall_hi_ns;	/* untraced wall */
+	bool resolved;			/* the range is narrow enough to trust */
+	uint64_t syscall_ns;		/* in syscalls, waits left out */
+	uint64_t syscall_lo_ns, syscall_hi_ns;	/* with the correction's spread */
+	uint64_t wait_ns;		/* in calls that wait for others */
+	uint64_t resolution_ns;		/* per call: below it, noise */
 };
 
 struct profile {
@@ -160,13 +268,12 @@ struct profile {
 	uint64_t overhead_ns;	/* subtracted per timed call (calibration) */
 	bool calibrated;	/* overhead_ns was measured */
 	char engine[16];	/* "seccomp-bpf", "ptrace"; "" unknown */
+	struct profile_cost cost;	/* untraced.c's ingredients */
 	struct profile_exit exit;
 	struct profile_truth truth;	/* truth.nrows == 0: none */
 	const char *source;	/* "iotrace", or "strace" for text tables */
-	struct profile_file *files;	/* per-file I/O (reports/files.c) */
-	size_t nfiles, files_cap;
-	struct profile_io *ios;
-	size_t nios, ios_cap;
+	/* Rows broken down per file ... (breakdown.c), as profile_dims[] */
+	struct profile_breakdown breakdowns[PROFILE_DIMS_MAX];
 };
 
 void profile_init(struct profile *p);
@@ -214,11 +321,15 @@ const char *profile_row_name(const struct profile_row *r, char *buf,
 /*
  * What every renderer shows: the name, and after a slash the personality
  * when it is not the native one ("fstat64/i386", "write/x32").  buf holds
- * PROFILE_LABEL_MAX.
+ * PROFILE_ROW_LABEL_MAX.
  */
 const char *profile_row_label(const struct profile_row *r, char *buf,
 			      size_t size);
-/* "x86_64", "i386", "x32"; NULL for a row of no personality. */
+/*
+ * The personality a row's name leaves unsaid: "i386", "x32"; NULL for
+ * the native one (a name alone is the native personality's) and for a
+ * row of no personality.
+ */
 const char *profile_row_pers(const struct profile_row *r);
 
 /*
@@ -247,19 +358,86 @@ void profile_totals(const struct profile *p, struct profile_totals *t);
 /* Fills exit from a wait status and the signal iotrace got, if any. */
 void profile_set_exit(struct profile *p, int wait_status, int fatal_signal);
 
+/*
+ * --- the untraced picture (untraced.c) ---
+ * Fills e from the traced wall, the stops and the measured cost of a stop
+ * pair.  The untraced wall is traced wall minus what tracing added, as a
+ * range from the spread of that cost; never below the program's own user
+ * CPU time, never above the traced wall.
+ */
+void profile_untraced(const struct profile *p, struct profile_estimate *e);
+/* Calls that wait for other processes or events (wait4, poll, futex...). */
+bool profile_row_waits(const struct profile_row *r);
+
 /* IO_NONE, IO_UNSIZED or the index of the size argument of a syscall. */
 int profile_io_arg(const char *name);
 
 /*
- * --- per-file I/O (files.c) ---
+ * --- breakdowns (breakdown.c) ---
+ * Gives p the dimensions dims (NULL: profile_dims), emptying its
+ * breakdowns; profile_init() gives it profile_dims.  Tests use it for
+ * dimensions of their own.  -EINVAL: more than PROFILE_DIMS_MAX, or a
+ * key larger than PROFILE_KEY_MAX.
+ */
+int profile_set_dims(struct profile *p, const struct profile_dim *const *dims);
+/* Frees the keys and sub-rows of every breakdown; the dimensions stay. */
+void profile_breakdowns_release(struct profile *p);
+/* p's breakdown by dim; an empty one (dim NULL) when p has no such. */
+const struct profile_breakdown *
+profile_breakdown(const struct profile *p, const struct profile_dim *dim);
+/* The same, to add to; NULL when p has no such dimension. */
+struct profile_breakdown *profile_breakdown_rw(struct profile *p,
+					       const struct profile_dim *dim);
+/* Key i of a breakdown. */
+static inline const void *profile_key(const struct profile_breakdown *b,
+				      uint32_t i)
+{
+	return b->keys + (size_t)i * b->dim->key_size;
+}
+/* The index of key, or -1. */
+int profile_key_find(const struct profile_breakdown *b, const void *key);
+/* The index of key, added when absent; past the bound the other() key. */
+int profile_key_get(struct profile_breakdown *b, const void *key);
+/* The sub-row (key, key2, row), or NULL. */
+const struct profile_sub *profile_sub_find(const struct profile_breakdown *b,
+					   uint32_t key, uint32_t key2,
+					   uint32_t row);
+/* The same, added when absent (past the bound, other()'s); NULL: ENOMEM. */
+struct profile_sub *profile_sub_get(struct profile_breakdown *b, uint32_t key,
+				    uint32_t key2, uint32_t row);
+/* Accounts one event of syscall row `row` to a sub-row.  0 or -ENOMEM. */
+int profile_sub_add(struct profile *p, struct profile_breakdown *b,
+		    uint32_t row, uint32_t key, uint32_t key2,
+		    const struct tracer_event *ev);
+/* "key" or "key -> key2" as reports print a sub-row's keys. */
+void profile_sub_label(const struct profile_breakdown *b,
+		       const struct profile_sub *s, char *buf, size_t size);
+/* FNV-1a over len bytes, continuing from h (0 to start): for hash(). */
+uint64_t profile_hash_bytes(uint64_t h, const void *data, size_t len);
+
+/*
+ * --- the file dimension (files.c) ---
+ * p's per-file breakdown, and file i of it.
+ */
+static inline const struct profile_breakdown *
+profile_files(const struct profile *p)
+{
+	return profile_breakdown(p, &profile_dim_file);
+}
+static inline const struct profile_file *
+profile_file_at(const struct profile_breakdown *b, uint32_t i)
+{
+	return profile_key(b, i);
+}
+/*
  * The index of the file described by f (path and flags), added when
- * absent; past PROFILE_FILES_MAX the "(other files)" row.  -ENOMEM.
+ * absent; past PROFILE_FILES_MAX the "(other files)" key.  -ENOMEM.
  */
 int profile_file_get(struct profile *p, const struct profile_file *f);
-/* The io row of (file, file2, syscall row), added when absent. */
-struct profile_io *profile_io_get(struct profile *p, uint32_t file,
-				  uint32_t file2, uint32_t row);
-/* Accounts one event of syscall row `row` to an io row.  0 or -ENOMEM. */
+/* The sub-row of (file, file2, syscall row), added when absent. */
+struct profile_sub *profile_io_get(struct profile *p, uint32_t file,
+				   uint32_t file2, uint32_t row);
+/* Accounts one event of syscall row `row` to a file.  0 or -ENOMEM. */
 int profile_add_io(struct profile *p, uint32_t row, uint32_t file,
 		   uint32_t file2, const struct tracer_event *ev);
 /* The row an event is counted in (what profile_add uses); NULL: ENOMEM. */

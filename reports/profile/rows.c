@@ -228,15 +228,16 @@ const char *profile_row_label(const struct profile_row *r, char *buf,
 {
 	char name[PROFILE_NAME_MAX];
 	const char *n = profile_row_name(r, name, sizeof(name));
+	const char *pers = profile_row_pers(r);
 
-	if (r->pers <= 0)
-		snprintf(buf, size, "%s", n);
+	if (pers)
+		snprintf(buf, size, "%s/%s", n, pers);
 	else
-		snprintf(buf, size, "%s/%s", n, syscall_pers[r->pers].name);
+		snprintf(buf, size, "%s", n);
 	return buf;
 }
 
 const char *profile_row_pers(const struct profile_row *r)
 {
-	return r->pers < 0 ? NULL : syscall_pers[r->pers].name;
+	return r->pers > 0 ? syscall_pers[r->pers].name : NULL;
 }

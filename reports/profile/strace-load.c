@@ -246,8 +246,8 @@ static int parse_cells(struct sload *s, char **tok, int n,
 static int add_row(struct sload *s, const struct cells *row)
 {
 	const struct profile_row *in = &row->r;
-	struct profile_row *r = profile_row_get_in(s->p, strchr(row->name, '/') ?
-						   -1 : s->pers, row->name);
+	int pers = strchr(row->name, '/') ? -1 : s->pers;
+	struct profile_row *r = profile_row_get_in(s->p, pers, row->name);
 	bool first;
 
 	if (!r)

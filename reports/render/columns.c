@@ -153,7 +153,7 @@ static int cmp_errors(const struct profile_row *a, const struct profile_row *b,
 /* By the names the table shows ("write" before "write/i386"). */
 static int cmp_labels(const struct profile_row *a, const struct profile_row *b)
 {
-	char la[PROFILE_LABEL_MAX], lb[PROFILE_LABEL_MAX];
+	char la[PROFILE_ROW_LABEL_MAX], lb[PROFILE_ROW_LABEL_MAX];
 
 	return strcmp(profile_row_label(a, la, sizeof(la)),
 		      profile_row_label(b, lb, sizeof(lb)));

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * The CSV renderer, for spreadsheets: a header row, then one row per
- * syscall in -S order.  The first columns are table_columns[] as the text
- * table shows them (so a column added there appears here too); the rest
- * are the raw integers in ns and bytes that the text rounds.
+ * The CSV renderers, for spreadsheets.  --format=csv: a header row, then
+ * one row per syscall in -S order.  The first columns are table_columns[]
+ * as the text table shows them (so a column added there appears here
+ * too); the rest are the raw integers in ns and bytes that the text
+ * rounds.  --format=csv-breakdown: one table of the sub-rows of every
+ * dimension (per file today), its first column the dimension's name so
+ * a spreadsheet filter picks one; then the syscall, the key and second
+ * key as the reports print them, and profile_sub_counters[].
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -79,5 +83,59 @@ int csv_render(FILE *f, const struct profile *p, const struct report_opts *o)
 		if (rows[i]->calls)
 			put_row(f, rows[i], &t, o);
 	free(rows);
+	return ferror(f) ? -1 : 0;
+}
+
+static void put_breakdown_header(FILE *f)
+{
+	const struct profile_sub_counter *c;
+
+	put_cell(f, "dimension", true);
+	put_cell(f, "syscall", false);
+	put_cell(f, "key", false);
+	put_cell(f, "key2", false);
+	for (c = profile_sub_counters; c->name; c++)
+		put_cell(f, c->name, false);
+	fputc('\n', f);
+}
+
+/* Sub-rows in first-seen order, as the JSON has them. */
+static void put_breakdown(FILE *f, const struct profile *p,
+			  const struct profile_breakdown *b)
+{
+	const struct profile_sub_counter *c;
+	char key[PROFILE_LABEL_MAX], num[24], name[PROFILE_ROW_LABEL_MAX];
+	const struct profile_sub *s;
+
+	for (s = b->subs; s < b->subs + b->nsubs; s++) {
+		put_cell(f, b->dim->name, true);
+		put_cell(f, profile_row_label(&p->rows[s->row], name,
+					      sizeof(name)), false);
+		b->dim->label(key, sizeof(key), profile_key(b, s->key));
+		put_cell(f, key, false);
+		key[0] = '\0';
+		if (s->key2 != PROFILE_KEY_NONE)
+			b->dim->label(key, sizeof(key),
+				      profile_key(b, s->key2));
+		put_cell(f, key, false);
+		for (c = profile_sub_counters; c->name; c++) {
+			snprintf(num, sizeof(num), "%llu", (unsigned long long)
+				 profile_sub_counter_get(s, c));
+			put_cell(f, num, false);
+		}
+		fputc('\n', f);
+	}
+}
+
+int csv_breakdown_render(FILE *f, const struct profile *p,
+			 const struct report_opts *o)
+{
+	const struct profile_breakdown *b;
+
+	(void)o;
+	put_breakdown_header(f);
+	for (b = p->breakdowns; b < p->breakdowns + PROFILE_DIMS_MAX &&
+				b->dim; b++)
+		put_breakdown(f, p, b);
 	return ferror(f) ? -1 : 0;
 }

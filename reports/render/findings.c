@@ -85,6 +85,27 @@ static double pct(uint64_t part, uint64_t whole)
 }
 
 /*
+ * " took 93% of wall time": against the untraced estimate when there is
+ * one, and nothing when tracing left the program's time unresolved.
+ */
+static void print_share_of_run(FILE *f, const struct profile *p,
+			       uint64_t ns)
+{
+	struct profile_estimate e;
+
+	profile_untraced(p, &e);
+	if (!e.known) {
+		if (p->wall_ns)
+			fprintf(f, " took %.0f%% of wall time",
+				pct(ns, p->wall_ns));
+		return;
+	}
+	if (e.resolved && ns <= e.wall_ns)
+		fprintf(f, " took about %.0f%% of the untraced run",
+			pct(ns, e.wall_ns));
+}
+
+/*
  * Many small writes: the classic unbuffered loop.  Only writes, whose
  * size the program chooses; a read's size depends on what is there.
  */
@@ -92,7 +113,7 @@ static int tiny_io(FILE *f, const struct profile *p,
 		   const struct report_opts *o, double threshold)
 {
 	const struct profile_row *r;
-	char calls[32], avg[32], fewer[32], label[PROFILE_LABEL_MAX];
+	char calls[32], avg[32], fewer[32], label[PROFILE_ROW_LABEL_MAX];
 	uint64_t mean, after;
 	int n = 0;
 	size_t i;
@@ -112,9 +133,7 @@ static int tiny_io(FILE *f, const struct profile *p,
 			fmt_thousands(calls, sizeof(calls), r->calls),
 			fmt_thousands(avg, sizeof(avg), mean),
 			plural(mean, "byte", "bytes"));
-		if (p->wall_ns && r->timed == r->calls)
-			fprintf(f, " took %.0f%% of wall time",
-				pct(row_time(r, o), p->wall_ns));
+		print_share_of_run(f, p, row_time(r, o));
 		fprintf(f, ". A 64 KiB buffer would make ~%s calls.\n",
 			fmt_thousands(fewer, sizeof(fewer), after));
 		n++;
@@ -122,16 +141,17 @@ static int tiny_io(FILE *f, const struct profile *p,
 	return n;
 }
 
-static const char *io_name(const struct profile *p, const struct profile_io *io)
+static const char *io_name(const struct profile *p,
+			   const struct profile_sub *io)
 {
 	return family_name(&p->rows[io->row]);
 }
 
-/* The io row's syscall as the tables show it, into buf. */
+/* The sub-row's syscall as the tables show it, into buf. */
 static const char *io_label(const struct profile *p,
-			    const struct profile_io *io, char *buf)
+			    const struct profile_sub *io, char *buf)
 {
-	return profile_row_label(&p->rows[io->row], buf, PROFILE_LABEL_MAX);
+	return profile_row_label(&p->rows[io->row], buf, PROFILE_ROW_LABEL_MAX);
 }
 
 /*
@@ -141,28 +161,30 @@ static const char *io_label(const struct profile *p,
  * aligned size come from the offset or the buffer: not this rule's.
  */
 static bool direct_size_refused(const struct profile *p,
-				const struct profile_io *io, uint64_t lbs)
+				const struct profile_sub *io, uint64_t lbs)
 {
-	const struct profile_file *file = &p->files[io->file];
+	const struct profile_file *file = profile_file_at(profile_files(p),
+							  io->key);
 
 	return (file->flags & PF_DIRECT) && io->einval &&
-	       io->file2 == PROFILE_FILE_NONE && io->size_max &&
+	       io->key2 == PROFILE_FILE_NONE && io->size_max &&
 	       io->size_max_calls == io->calls && io->size_max % lbs;
 }
 
 static int odirect_einval(FILE *f, const struct profile *p,
 			  const struct report_opts *o, double threshold)
 {
+	const struct profile_breakdown *b = profile_files(p);
 	const struct profile_file *file;
-	const struct profile_io *io;
-	char times[32], size[32], align[64], label[PROFILE_LABEL_MAX];
+	const struct profile_sub *io;
+	char times[32], size[32], align[64], label[PROFILE_ROW_LABEL_MAX];
 	size_t i;
 	int n = 0;
 
 	(void)o;
-	for (i = 0; i < p->nios; i++) {
-		io = &p->ios[i];
-		file = &p->files[io->file];
+	for (i = 0; i < b->nsubs; i++) {
+		io = &b->subs[i];
+		file = profile_file_at(b, io->key);
 		if (!direct_size_refused(p, io, file->lbs ? file->lbs
 						  : (uint64_t)threshold))
 			continue;
@@ -174,7 +196,8 @@ static int odirect_einval(FILE *f, const struct profile *p,
 				 "more)", threshold);
 		fprintf(f, "- %s to %s failed %s %s with EINVAL: O_DIRECT "
 			"needs sizes that are multiples of %s (each call "
-			"asked %s bytes).\n", io_label(p, io, label), file->path,
+			"asked %s bytes).\n", io_label(p, io, label),
+			file->path,
 			fmt_thousands(times, sizeof(times), io->einval),
 			plural(io->einval, "time", "times"), align,
 			fmt_thousands(size, sizeof(size), io->size_max));
@@ -188,10 +211,11 @@ static int odirect_einval(FILE *f, const struct profile *p,
  * divides a block straddle block boundaries (1130 against 4096 does;
  * 1024 and 8192 do not).  Only when nearly every call asked that size.
  */
-static bool straddles(const struct profile *p, const struct profile_io *io,
+static bool straddles(const struct profile *p, const struct profile_sub *io,
 		      double threshold)
 {
-	const struct profile_file *file = &p->files[io->file];
+	const struct profile_file *file = profile_file_at(profile_files(p),
+							  io->key);
 	const char *name = io_name(p, io);
 	uint64_t s = io->size_max, b = file->blksize;
 
@@ -211,58 +235,114 @@ static const char *dir_word(const char *name)
 	return name_in(name, read_family) ? "from" : "to";
 }
 
+/*
+ * What straddling costs depends on the path: O_DIRECT and O_SYNC make the
+ * device do partial blocks (read-modify-write, or a refusal); through the
+ * page cache the kernel merges them, and the size is a neutral fact.
+ */
+static const char *misfit_cost(const struct profile_file *file)
+{
+	if (file->flags & (PF_DIRECT | PF_SYNC | PF_DSYNC))
+		return "with O_DIRECT or O_SYNC each call makes the device "
+		       "handle partial blocks";
+	return "through the page cache this costs little, the kernel merges "
+	       "partial blocks; it matters with O_DIRECT or O_SYNC";
+}
+
 static int block_misfit(FILE *f, const struct profile *p,
 			const struct report_opts *o, double threshold)
 {
-	const struct profile_io *io;
-	char same[32], calls[32], size[32], label[PROFILE_LABEL_MAX];
+	const struct profile_breakdown *b = profile_files(p);
+	const struct profile_file *file;
+	const struct profile_sub *io;
+	char same[32], calls[32], size[32], label[PROFILE_ROW_LABEL_MAX];
 	size_t i;
 	int n = 0;
 
 	(void)o;
-	for (i = 0; i < p->nios; i++) {
-		io = &p->ios[i];
+	for (i = 0; i < b->nsubs; i++) {
+		io = &b->subs[i];
 		if (!straddles(p, io, threshold))
 			continue;
+		file = profile_file_at(b, io->key);
 		fprintf(f, "- %s %s %s: %s of %s calls asked %s bytes, which "
-			"neither fills nor divides its block size %u: "
-			"sequential calls straddle block boundaries.\n",
+			"neither fills nor divides its block size %u: %s.\n",
 			io_label(p, io, label), dir_word(io_name(p, io)),
-			p->files[io->file].path,
+			file->path,
 			fmt_thousands(same, sizeof(same), io->size_max_calls),
 			fmt_thousands(calls, sizeof(calls), io->calls),
 			fmt_thousands(size, sizeof(size), io->size_max),
-			p->files[io->file].blksize);
+			file->blksize, misfit_cost(file));
 		n++;
 	}
 	return n;
 }
 
-/* fsync and friends: the device flush, which the page cache hid. */
+static uint64_t family_time(const struct profile *p,
+			    const struct report_opts *o,
+			    const char *const *family, uint64_t *calls)
+{
+	uint64_t ns = 0;
+	size_t i;
+
+	*calls = 0;
+	for (i = 0; i < p->nrows; i++) {
+		if (!name_in(family_name(&p->rows[i]), family))
+			continue;
+		ns += row_time(&p->rows[i], o);
+		*calls += p->rows[i].calls;
+	}
+	return ns;
+}
+
+/*
+ * fsync and friends: the device flush, which the page cache hid.  Heavy
+ * when it takes most of the syscall time (waits left out: a parent's
+ * wait4 spans its child's run) or more than the writes it flushed.
+ */
 static int sync_heavy(FILE *f, const struct profile *p,
 		      const struct report_opts *o, double threshold)
 {
 	const struct profile_row *r;
-	struct profile_totals t;
-	char calls[32], label[PROFILE_LABEL_MAX];
+	uint64_t busy = 0, writes, nwrites;
+	char calls[32], wcalls[32], label[PROFILE_ROW_LABEL_MAX];
 	size_t i;
 	int n = 0;
 
-	profile_totals(p, &t);
+	for (i = 0; i < p->nrows; i++)
+		if (!profile_row_waits(&p->rows[i]))
+			busy += row_time(&p->rows[i], o);
+	writes = family_time(p, o, write_family, &nwrites);
 	for (i = 0; i < p->nrows; i++) {
 		r = &p->rows[i];
 		if (!name_in(family_name(r), sync_family) || !r->timed ||
-		    r->timed != r->calls ||
-		    pct(row_time(r, o), totals_time(&t, o)) < threshold)
+		    r->timed != r->calls || !row_time(r, o) ||
+		    (pct(row_time(r, o), busy) < threshold &&
+		     row_time(r, o) <= writes))
 			continue;
-		fprintf(f, "- %s: %s %s took %.0f%% of syscall time.\n",
+		fprintf(f, "- %s: %s %s took %.0f%% of syscall time",
 			profile_row_label(r, label, sizeof(label)),
 			fmt_thousands(calls, sizeof(calls), r->calls),
 			plural(r->calls, "call", "calls"),
-			pct(row_time(r, o), totals_time(&t, o)));
+			pct(row_time(r, o), busy));
+		if (nwrites && row_time(r, o) > writes)
+			fprintf(f, ", %.1fx the %.3f ms of the %s %s it "
+				"flushed: the page cache absorbed them, the "
+				"cost moved to the flush",
+				(double)row_time(r, o) / (double)(writes ?
+				writes : 1), (double)writes / 1e6,
+				fmt_thousands(wcalls, sizeof(wcalls), nwrites),
+				plural(nwrites, "write", "writes"));
+		fputs(".\n", f);
 		n++;
 	}
 	return n;
+}
+
+/* File i of the run. */
+static const struct profile_file *file_at(const struct profile *p, size_t i)
+{
+	return profile_file_at(profile_files(p), (uint32_t)i);
 }
 
 /* Files whose bytes can go through splice/sendfile/copy_file_range. */
@@ -279,19 +359,20 @@ struct flow {
 
 static void sum_by_file(const struct profile *p, struct flow *fl)
 {
-	const struct profile_io *io;
+	const struct profile_breakdown *b = profile_files(p);
+	const struct profile_sub *io;
 	size_t i;
 
-	for (i = 0; i < p->nios; i++) {
-		io = &p->ios[i];
-		if (io->file2 != PROFILE_FILE_NONE)
+	for (i = 0; i < b->nsubs; i++) {
+		io = &b->subs[i];
+		if (io->key2 != PROFILE_FILE_NONE)
 			continue;
 		if (name_in(io_name(p, io), read_family)) {
-			fl[io->file].in += io->bytes_done;
-			fl[io->file].in_calls += io->calls;
+			fl[io->key].in += io->bytes_done;
+			fl[io->key].in_calls += io->calls;
 		} else if (name_in(io_name(p, io), write_family)) {
-			fl[io->file].out += io->bytes_done;
-			fl[io->file].out_calls += io->calls;
+			fl[io->key].out += io->bytes_done;
+			fl[io->key].out_calls += io->calls;
 		}
 	}
 }
@@ -312,7 +393,7 @@ static bool about_equal(uint64_t a, uint64_t b, uint64_t slack)
 static bool copies(const struct profile *p, const struct flow *fl, size_t a,
 		   size_t b, double threshold)
 {
-	return a != b && copyable(&p->files[a]) && copyable(&p->files[b]) &&
+	return a != b && copyable(file_at(p, a)) && copyable(file_at(p, b)) &&
 	       (double)fl[a].in >= threshold &&
 	       about_equal(fl[a].in, fl[b].out, 0) &&
 	       about_equal(fl[a].in_calls, fl[b].out_calls, 2);
@@ -322,11 +403,11 @@ static bool copies(const struct profile *p, const struct flow *fl, size_t a,
 static uint64_t best_pair(const struct profile *p, const struct flow *fl,
 			  double threshold, size_t *src, size_t *dst)
 {
+	size_t a, b, n = profile_files(p)->nkeys;
 	uint64_t best = 0;
-	size_t a, b;
 
-	for (a = 0; a < p->nfiles; a++)
-		for (b = 0; b < p->nfiles; b++) {
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++) {
 			if (!copies(p, fl, a, b, threshold) || fl[a].in <= best)
 				continue;
 			best = fl[a].in;
@@ -349,7 +430,7 @@ static const char *copy_call(const struct profile_file *a,
 static int user_copy(FILE *f, const struct profile *p,
 		     const struct report_opts *o, double threshold)
 {
-	struct flow *fl = calloc(p->nfiles + 1, sizeof(*fl));
+	struct flow *fl = calloc(profile_files(p)->nkeys + 1, sizeof(*fl));
 	size_t src = 0, dst = 0;
 	uint64_t bytes;
 	char b[32];
@@ -364,30 +445,117 @@ static int user_copy(FILE *f, const struct profile *p,
 		goto out_free;
 	fprintf(f, "- read+write pairs copied %s through user space from %s "
 		"to %s: %s would skip the copy.\n",
-		fmt_bytes(b, sizeof(b), bytes), p->files[src].path,
-		p->files[dst].path, copy_call(&p->files[src], &p->files[dst]));
+		fmt_bytes(b, sizeof(b), bytes), file_at(p, src)->path,
+		file_at(p, dst)->path, copy_call(file_at(p, src),
+						 file_at(p, dst)));
 	n = 1;
 out_free:
 	free(fl);
 	return n;
 }
 
-/* Time that no syscall accounts for: user space or tracing. */
+/*
+ * Time that no syscall accounts for.  Against the traced wall that would
+ * lump iotrace's own stops with the program's user space, so with the
+ * untraced estimate it speaks of the untraced run only, and only when the
+ * estimate is resolved; without one (older files) it says both causes.
+ */
 static int outside_syscalls(FILE *f, const struct profile *p,
 			    const struct report_opts *o, double threshold)
 {
+	struct profile_estimate e;
 	struct profile_totals t;
 	double outside;
 
 	profile_totals(p, &t);
+	profile_untraced(p, &e);
 	if (!p->exit.known || p->wall_ns < OUTSIDE_MIN_WALL_NS ||
 	    t.timed != t.calls || totals_time(&t, o) > p->wall_ns)
 		return 0;
-	outside = 100.0 - pct(totals_time(&t, o), p->wall_ns);
+	if (!e.known) {
+		outside = 100.0 - pct(totals_time(&t, o), p->wall_ns);
+		if (outside < threshold)
+			return 0;
+		fprintf(f, "- %.0f%% of wall time was outside syscalls (user "
+			"space or tracing overhead).\n", outside);
+		return 1;
+	}
+	if (!e.resolved || e.syscall_ns >= e.wall_ns)
+		return 0;
+	outside = 100.0 - pct(e.syscall_ns, e.wall_ns);
 	if (outside < threshold)
 		return 0;
-	fprintf(f, "- %.0f%% of wall time was outside syscalls (user space "
-		"or tracing overhead).\n", outside);
+	fprintf(f, "- about %.0f%% of the untraced run was outside syscalls: "
+		"user-space work (user CPU %.3f s) or waiting.\n", outside,
+		(double)p->cost.user_ns / 1e9);
+	return 1;
+}
+
+/*
+ * When most of the traced wall is iotrace's own, shares of that wall mean
+ * little: say so, and how to measure the untraced run instead.
+ */
+static int tracing_dominates(FILE *f, const struct profile *p,
+			     const struct report_opts *o, double threshold)
+{
+	struct profile_estimate e;
+	char stops[32];
+
+	(void)o;
+	profile_untraced(p, &e);
+	if (!e.known || pct(e.added_lo_ns, p->wall_ns) < threshold)
+		return 0;
+	fprintf(f, "- tracing dominates this run: %s stops added %.0f-%.0f%% "
+		"of the %.3f s traced wall, so how the program's own time "
+		"splits between syscalls and user space %s; `--baseline` "
+		"measures the untraced run.\n",
+		fmt_thousands(stops, sizeof(stops), p->stops),
+		pct(e.added_lo_ns, p->wall_ns),
+		pct(e.added_hi_ns < p->wall_ns ? e.added_hi_ns : p->wall_ns,
+		    p->wall_ns), (double)p->wall_ns / 1e9,
+		e.resolved ? "is only an estimate" :
+		"cannot be read from it");
+	return 1;
+}
+
+static bool waits_on_peer(const struct profile_file *f)
+{
+	return f && (f->kind == FD_PIPE || f->kind == FD_SOCK);
+}
+
+/*
+ * Calls on a pipe or socket wait for the other end, and tracing slows
+ * this end: a traced writer fills the pipe more slowly, so its reader
+ * (or it) waits less or more than untraced.  Their times are not the
+ * untraced ones; say so where they weigh in the total.
+ */
+static int peer_waits(FILE *f, const struct profile *p,
+		      const struct report_opts *o, double threshold)
+{
+	const struct profile_breakdown *b = profile_files(p);
+	const struct profile_sub *io;
+	uint64_t busy = 0, peer = 0, calls = 0;
+	char n[32];
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++)
+		if (!profile_row_waits(&p->rows[i]))
+			busy += row_time(&p->rows[i], o);
+	for (i = 0; i < b->nsubs; i++) {
+		io = &b->subs[i];
+		if (!waits_on_peer(profile_file_at(b, io->key)) &&
+		    (io->key2 == PROFILE_KEY_NONE ||
+		     !waits_on_peer(profile_file_at(b, io->key2))))
+			continue;
+		peer += io->time_ns;
+		calls += io->calls;
+	}
+	if (!busy || pct(peer, busy) < threshold)
+		return 0;
+	fprintf(f, "- %s calls on pipes or sockets took %.0f%% of syscall "
+		"time: they wait for the other end, and tracing slows this "
+		"one, so their times are not what they would be untraced.\n",
+		fmt_thousands(n, sizeof(n), calls), pct(peer, busy));
 	return 1;
 }
 
@@ -399,6 +567,8 @@ static const struct rule rules[] = {
 	{ "sync-heavy", sync_heavy, 50 },	/* % of syscall time */
 	{ "user-copy", user_copy, 1000000 },	/* bytes copied, at least */
 	{ "outside-syscalls", outside_syscalls, 80 }, /* % of wall */
+	{ "tracing-dominates", tracing_dominates, 50 }, /* % added */
+	{ "peer-waits", peer_waits, 10 },	/* % of syscall time */
 };
 
 int findings_run(FILE *f, const struct profile *p,

@@ -59,7 +59,7 @@ static void print_bar(FILE *f, uint64_t count, uint64_t peak)
 
 static void render_row(FILE *f, const struct profile_row *r)
 {
-	char label[PROFILE_LABEL_MAX];
+	char label[PROFILE_ROW_LABEL_MAX];
 	unsigned b, lo = PROFILE_HIST_BUCKETS, hi = 0;
 	uint64_t peak = 0;
 

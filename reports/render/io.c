@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * The I/O table, printed under the strace-compatible one: per (syscall,
- * file), how many calls, how many bytes moved, the average per call whose
- * return is known (all but those counted without an exit stop), how many
- * calls moved less than they asked for, and the throughput while inside
- * the call (bytes / time in the call; 1 MB = 10^6 bytes).  A two-fd call
- * (splice, sendfile, tee, copy_file_range) has one row per source ->
- * destination pair.  Rows are sorted by bytes, most first; only the
- * first IO_ROWS_SHOWN are printed, the rest summed up in one line.
+ * The I/O table, printed under the strace-compatible one: the file
+ * dimension's own section (breakdown.c prints the other dimensions).
+ * Per (syscall, file), how many calls, how many bytes moved, the
+ * average per call whose return is known (all but those counted without
+ * an exit stop), how many calls moved less than they asked for, and the
+ * throughput while inside the call (bytes / time in the call; 1 MB =
+ * 10^6 bytes).  A two-fd call (splice, sendfile, tee, copy_file_range)
+ * has one row per source -> destination pair.  Rows are sorted by
+ * bytes, most first; only the first IO_ROWS_SHOWN are printed, the rest
+ * summed up in one line.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +20,8 @@
 /* qsort has no context: rows sort by their own numbers only. */
 static int cmp_io(const void *pa, const void *pb)
 {
-	const struct profile_io *a = *(const struct profile_io *const *)pa;
-	const struct profile_io *b = *(const struct profile_io *const *)pb;
+	const struct profile_sub *a = *(const struct profile_sub *const *)pa;
+	const struct profile_sub *b = *(const struct profile_sub *const *)pb;
 
 	if (a->bytes_done != b->bytes_done)
 		return a->bytes_done < b->bytes_done ? 1 : -1;
@@ -27,42 +29,17 @@ static int cmp_io(const void *pa, const void *pb)
 		return a->calls < b->calls ? 1 : -1;
 	if (a->row != b->row)
 		return a->row < b->row ? -1 : 1;
-	return a->file < b->file ? -1 : a->file > b->file;
-}
-
-static void file_label(char *buf, size_t size, const struct profile_file *f)
-{
-	char notes[128];
-
-	profile_file_notes(f, notes, sizeof(notes));
-	if (notes[0])
-		snprintf(buf, size, "%s (%s)", f->path, notes);
-	else
-		snprintf(buf, size, "%s", f->path);
-}
-
-static void io_label(char *buf, size_t size, const struct profile *p,
-		     const struct profile_io *io)
-{
-	char a[PROFILE_PATH_MAX + 160], b[PROFILE_PATH_MAX + 160];
-
-	file_label(a, sizeof(a), &p->files[io->file]);
-	if (io->file2 == PROFILE_FILE_NONE) {
-		snprintf(buf, size, "%s", a);
-		return;
-	}
-	file_label(b, sizeof(b), &p->files[io->file2]);
-	snprintf(buf, size, "%s -> %s", a, b);
+	return a->key < b->key ? -1 : a->key > b->key;
 }
 
 static void print_io(FILE *f, const struct profile *p,
-		     const struct profile_io *io, int namew,
+		     const struct profile_sub *io, int namew,
 		     const struct report_opts *o)
 {
 	const struct profile_row *r = &p->rows[io->row];
 	uint64_t ns = o && o->raw_time ? io->raw_time_ns : io->time_ns;
-	char bytes[24], avg[24], shortc[24], rate[24], name[PROFILE_LABEL_MAX];
-	char label[2 * PROFILE_PATH_MAX + 330];
+	char bytes[24], avg[24], shortc[24], rate[24];
+	char name[PROFILE_ROW_LABEL_MAX], label[2 * PROFILE_LABEL_MAX + 8];
 
 	/* Calls counted without an exit stop have no return: no bytes. */
 	if (!io->timed) {
@@ -84,25 +61,26 @@ static void print_io(FILE *f, const struct profile *p,
 	else
 		snprintf(rate, sizeof(rate), "%.1f",
 			 (double)io->bytes_done * 1e3 / (double)ns);
-	io_label(label, sizeof(label), p, io);
+	profile_sub_label(profile_files(p), io, label, sizeof(label));
 	fprintf(f, "%-*s %9llu %12s %9s %7s %14s  %s\n", namew,
 		profile_row_label(r, name, sizeof(name)),
 		(unsigned long long)io->calls, bytes, avg, shortc, rate, label);
 }
 
-static int name_width(const struct profile *p)
+static int name_width(const struct profile *p,
+		      const struct profile_breakdown *b)
 {
-	char name[PROFILE_LABEL_MAX];
+	char name[PROFILE_ROW_LABEL_MAX];
 	size_t i, w = 6;
 
-	for (i = 0; i < p->nios; i++)
-		if (strlen(profile_row_label(&p->rows[p->ios[i].row], name,
+	for (i = 0; i < b->nsubs; i++)
+		if (strlen(profile_row_label(&p->rows[b->subs[i].row], name,
 					     sizeof(name))) > w)
 			w = strlen(name);
 	return (int)w;
 }
 
-static void print_rest(FILE *f, const struct profile_io **v, size_t from,
+static void print_rest(FILE *f, const struct profile_sub **v, size_t from,
 		       size_t n)
 {
 	uint64_t calls = 0, bytes = 0;
@@ -118,9 +96,10 @@ static void print_rest(FILE *f, const struct profile_io **v, size_t from,
 
 int io_render(FILE *f, const struct profile *p, const struct report_opts *o)
 {
-	const struct profile_io **v;
-	size_t i, n = p->nios;
-	int namew = name_width(p);
+	const struct profile_breakdown *b = profile_files(p);
+	const struct profile_sub **v;
+	size_t i, n = b->nsubs;
+	int namew = name_width(p, b);
 
 	if (!n)
 		return 0;
@@ -128,7 +107,7 @@ int io_render(FILE *f, const struct profile *p, const struct report_opts *o)
 	if (!v)
 		return -1;
 	for (i = 0; i < n; i++)
-		v[i] = &p->ios[i];
+		v[i] = &b->subs[i];
 	qsort(v, n, sizeof(*v), cmp_io);
 	fprintf(f, "\n%-*s %9s %12s %9s %7s %14s  %s\n", namew, "I/O", "calls",
 		"bytes", "avg size", "short", "MB/s in call", "file");

@@ -16,7 +16,7 @@
 
 /* --- rendering --- */
 
-enum report_format { FMT_TABLE, FMT_JSON, FMT_CSV };
+enum report_format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_CSV_BREAKDOWN };
 
 struct report_opts {
 	const struct column *sort;	/* -S; NULL: time */
@@ -63,11 +63,21 @@ void table_render_header(FILE *f, const struct profile *p,
 			 const struct report_opts *o);
 /* CSV; JSON is the saved document (profile_save_json). */
 int csv_render(FILE *f, const struct profile *p, const struct report_opts *o);
+/* CSV of every dimension's sub-rows, a "dimension" column first. */
+int csv_breakdown_render(FILE *f, const struct profile *p,
+			 const struct report_opts *o);
 /* Renders in o->format. */
 int report_render(FILE *f, const struct profile *p, const struct report_opts *o);
 
-/* The I/O table under the syscall table (io.c). */
+/* The I/O table under the syscall table (io.c): the file dimension's. */
 int io_render(FILE *f, const struct profile *p, const struct report_opts *o);
+/* A section per dimension under the syscall table (breakdown.c). */
+int breakdown_render(FILE *f, const struct profile *p,
+		     const struct report_opts *o);
+/* The generic section of one dimension, for those without their own. */
+int breakdown_render_one(FILE *f, const struct profile *p,
+			 const struct profile_breakdown *b,
+			 const struct report_opts *o);
 /* Latency histograms, one per syscall, with --histogram (histogram.c). */
 int histogram_render(FILE *f, const struct profile *p,
 		     const struct report_opts *o);
@@ -94,7 +104,7 @@ struct sweep_point {
 	uint64_t wall_min_ns, wall_max_ns;	/* spread over runs */
 	uint64_t syscall_ns;	/* time in syscalls, the median run */
 	uint64_t calls;		/* all syscalls, the median run */
-	char dominant[PROFILE_LABEL_MAX];	/* data syscall with most time */
+	char dominant[PROFILE_ROW_LABEL_MAX]; /* data call with most time */
 	uint64_t dominant_calls;
 	uint64_t dominant_ns;
 	uint64_t bytes;		/* bytes moved by the dominant syscall */

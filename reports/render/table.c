@@ -87,6 +87,94 @@ static void print_timing(FILE *f, const struct profile *p,
 		fprintf(f, "times not corrected for stop overhead\n");
 }
 
+static uint64_t minus_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static const char *secs(char *buf, size_t size, uint64_t ns)
+{
+	double s = (double)ns / 1e9;
+
+	snprintf(buf, size, s >= 10 ? "%.1f s" : s >= 0.01 ? "%.2f s" :
+		 "%.4f s", s);
+	return buf;
+}
+
+/*
+ * The untraced picture: what the run would have taken without iotrace,
+ * as a range, and what share of it the syscalls were.  When the range is
+ * wide the share is not printed: the traced run cannot tell it.
+ */
+static void print_untraced(FILE *f, const struct profile *p)
+{
+	struct profile_estimate e;
+	char a[32], b[32], c[32], d[32], stops[32];
+
+	profile_untraced(p, &e);
+	if (!e.known)
+		return;
+	secs(b, sizeof(b), e.wall_lo_ns);
+	secs(c, sizeof(c), e.wall_hi_ns);
+	secs(d, sizeof(d), e.added_ns);
+	fmt_thousands(stops, sizeof(stops), p->stops);
+	if (!e.resolved) {
+		fprintf(f, "iotrace: untraced, this run would take between %s "
+			"and %s: tracing added ~%s (%s stops), too much to "
+			"resolve the program's own time; --baseline measures "
+			"it\n", b, c, d, stops);
+		return;
+	}
+	fprintf(f, "iotrace: untraced, this run would take ~%s (%s to %s): "
+		"tracing added ~%s (%s stops); syscalls %.0f%% of it",
+		secs(a, sizeof(a), e.wall_ns), b, c, d, stops,
+		e.wall_ns ? 100.0 * (double)(e.syscall_ns < e.wall_ns ?
+		e.syscall_ns : e.wall_ns) / (double)e.wall_ns : 0.0);
+	if (p->cost.cpu_known)
+		fprintf(f, ", user CPU %s", secs(a, sizeof(a),
+						  p->cost.user_ns));
+	fputc('\n', f);
+}
+
+/* Waiting calls are kept out of shares; say how much they were. */
+static void print_waits(FILE *f, const struct profile *p)
+{
+	struct profile_estimate e;
+	char a[32];
+
+	profile_untraced(p, &e);
+	/* Older files printed no such line: their report stays as it was. */
+	if (!e.known || !e.wait_ns || e.wait_ns * 100 < p->wall_ns)
+		return;		/* under 1% of the wall: not worth a line */
+	fprintf(f, "iotrace: %s of that in calls that wait for other "
+		"processes or events (wait4, poll, futex...), left out of "
+		"shares\n", secs(a, sizeof(a), e.wait_ns));
+}
+
+/* Share of wall in syscalls, waits apart; never over 100%. */
+static void print_share(FILE *f, const struct profile *p,
+			const struct report_opts *o,
+			const struct profile_totals *t)
+{
+	struct profile_estimate e;
+	uint64_t busy;
+
+	if (!p->wall_ns)
+		return;
+	if (!p->cost.known) {
+		fprintf(f, " (%.1f%% of wall)", 100.0 *
+			(double)totals_time(t, o) / (double)p->wall_ns);
+		return;
+	}
+	profile_untraced(p, &e);
+	busy = minus_u64(totals_time(t, o), e.wait_ns);
+	if (busy > p->wall_ns)
+		fputs(" (processes in parallel: more than the wall)", f);
+	else
+		fprintf(f, " (%.1f%% of the traced wall)",
+			100.0 * (double)busy / (double)p->wall_ns);
+}
+
 void table_render_header(FILE *f, const struct profile *p,
 			 const struct report_opts *o)
 {
@@ -114,9 +202,10 @@ void table_render_header(FILE *f, const struct profile *p,
 		fprintf(f, " (%llu counted only); the timed ones",
 			(unsigned long long)(t.calls - t.timed));
 	fprintf(f, " took %.3f s", secs);
-	if (p->wall_ns)
-		fprintf(f, " (%.1f%% of wall)", 100.0 * secs / wall);
+	print_share(f, p, o, &t);
 	fputc('\n', f);
+	print_waits(f, p);
+	print_untraced(f, p);
 	print_timing(f, p, o);
 }
 
@@ -212,7 +301,7 @@ int table_render(FILE *f, const struct profile *p, const struct report_opts *o)
 		      "and no errors; see -e count=)\n", f);
 	truth_render(f, p, o);
 	free(rows);
-	if (io_render(f, p, o) < 0 || histogram_render(f, p, o) < 0 ||
+	if (breakdown_render(f, p, o) < 0 || histogram_render(f, p, o) < 0 ||
 	    findings_render(f, p, o) < 0)
 		return -1;
 	return ferror(f) ? -1 : 0;

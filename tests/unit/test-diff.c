@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * Comparing runs: rows paired by personality and name and marked when in
- * one run only,
- * ordering by the change, the headline's wording and chosen syscall, and
+ * one run only, ordering by the change, the headline's wording and chosen
+ * syscall, the per-file sub-rows whose counts changed (paired by key, not
+ * index), and
  * the --fail-if grammar (what parses, what trips, what is refused).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "reports/compare/compare.h"
 #include "tap.h"
+#include "profile-fixtures.h"
 
 static void row(struct profile *p, const char *name, uint64_t calls,
 		uint64_t ns)
@@ -72,6 +75,44 @@ static void test_table(void)
 	diff_headline(&d, line, sizeof(line));
 	is_str(line, "NEW spends the same time in syscalls (0.579 s -> "
 	       "0.579 s)", "no change, no culprit");
+	diff_release(&d);
+	profile_release(&a);
+	profile_release(&b);
+}
+
+/*
+ * bs=1130 against bs=1024 with 2 us of stop-cost resolution: 0.4 ms of
+ * difference over ~4,000 timed calls a run is noise, and said to be.
+ */
+static void test_resolution(void)
+{
+	struct report_opts o = { .format = FMT_TABLE };
+	struct profile a, b;
+	struct diff d;
+	char line[256];
+
+	profile_init(&a);
+	profile_init(&b);
+	row(&a, "write", 2000, 1000000);
+	row(&a, "read", 2000, 800000);
+	row(&b, "write", 2000, 700000);
+	row(&b, "read", 2001, 700000);
+	a.cost.known = b.cost.known = true;
+	a.wall_ns = b.wall_ns = 100000000;
+	a.overhead_ns = b.overhead_ns = 10000;
+	a.cost.overhead_lo_ns = b.cost.overhead_lo_ns = 9000;
+	a.cost.overhead_hi_ns = b.cost.overhead_hi_ns = 12000;
+	is_int(diff_build(&d, &a, &b, &o), 0, "diff builds");
+	diff_headline(&d, line, sizeof(line));
+	is_str(line, "NEW and BASE differ in time in syscalls (1.800 ms -> "
+	       "1.400 ms) by less than the resolution of the stop-cost "
+	       "correction (+-16.002 ms): not ranked", "not ranked");
+	diff_release(&d);
+	o.raw_time = true;
+	is_int(diff_build(&d, &a, &b, &o), 0, "raw times");
+	diff_headline(&d, line, sizeof(line));
+	ok(!strncmp(line, "NEW spends 28.6% less time", 26),
+	   "--raw-time: ranked as measured (%s)", line);
 	diff_release(&d);
 	profile_release(&a);
 	profile_release(&b);
@@ -203,10 +244,145 @@ static void test_personalities(void)
 	profile_release(&b);
 }
 
+/* A per-file sub-row, every call timed and moving one byte. */
+static void io(struct profile *p, const char *name, uint32_t f,
+	       uint64_t calls, uint64_t ns)
+{
+	struct profile_row *r = profile_row_get(p, name);
+	struct profile_sub *s = profile_io_get(p, f, PROFILE_FILE_NONE,
+					       (uint32_t)(r - p->rows));
+
+	s->calls = s->timed = calls;
+	s->time_ns = s->raw_time_ns = ns;
+	s->bytes_done = s->bytes_req = calls;
+}
+
+/*
+ * runs() with files: /tmp/x's writes drop, /tmp/log's only got slower
+ * (not shown), /tmp/new and /etc/old are in one run each.  NEW meets its
+ * files in another order, so their indexes differ from BASE's.
+ */
+static void file_runs(struct profile *a, struct profile *b)
+{
+	runs(a, b);
+	io(a, "write", file(a, "/tmp/x", FD_REG, 0, 4096, 0), 1000000,
+	   478000000);
+	io(a, "write", file(a, "/tmp/log", FD_REG, PF_APPEND, 4096, 0), 5,
+	   5000);
+	io(a, "read", file(a, "/etc/old", FD_REG, 0, 4096, 0), 2, 2000);
+	io(b, "write", file(b, "/tmp/log", FD_REG, PF_APPEND, 4096, 0), 5,
+	   7000);
+	io(b, "write", file(b, "/tmp/x", FD_REG, 0, 4096, 0), 123, 40000000);
+	io(b, "write", file(b, "/tmp/new", FD_REG, 0, 4096, 0), 3, 3000);
+}
+
+static char *table_of(const struct diff *d)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	diff_render_table(f, d);
+	fclose(f);
+	return text;
+}
+
+static char *json_of(const struct diff *d)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	diff_render_json(f, d, NULL, NULL);
+	fclose(f);
+	return text;
+}
+
+static const char write_lines[] =
+	"  1000000       123   -999877    0.479000    0.041000  0.0856x"
+	"          0        333 write\n"
+	"  1000000       123   -999877    0.478000    0.040000  0.0837x"
+	"          0        325   file /tmp/x (blksize 4096)\n"
+	"        -         3        +3           -    0.000003        -"
+	"          -          1   file /tmp/new (blksize 4096) (only NEW)\n"
+	"        -         5        +5           -    0.000010        -"
+	"          -          2 mmap (only NEW)\n";
+
+static const char read_lines[] =
+	"  1000000       123   -999877    0.090000    0.090000       1x"
+	"          0        731 read\n"
+	"        2         -        -2    0.000002           -        -"
+	"          1          -   file /etc/old (blksize 4096) (only BASE)\n"
+	"--------- ";
+
+static void test_subs(void)
+{
+	struct report_opts o = { .format = FMT_TABLE };
+	struct profile a, b;
+	struct diff d;
+	char *t, *j;
+
+	file_runs(&a, &b);
+	is_int(diff_build(&d, &a, &b, &o), 0, "diff builds");
+	is_int(d.nsubs, 3, "three files changed, /tmp/log only in time");
+	t = table_of(&d);
+	ok(strstr(t, write_lines) && strstr(t, read_lines),
+	   "sub-rows under their syscall, in its columns, paired by key");
+	ok(!strstr(t, "/tmp/log"), "a file whose counts held is not shown");
+	j = json_of(&d);
+	ok(strstr(j, "\"breakdowns\": [\n    {\n      \"dimension\": "
+		  "\"file\",\n      \"syscall\": \"write\",\n      \"key\": {"
+		  "\n        \"path\": \"/tmp/x\",") &&
+	   strstr(j, "\"base\": null,\n      \"new\": {\n        "
+		  "\"calls\": 3,"),
+	   "JSON: the sub-rows with their keys, null for a missing side");
+	free(j);
+	free(t);
+	diff_release(&d);
+	profile_release(&b);
+	profile_init(&b);
+	row(&b, "write", 123, 41000000);
+	is_int(diff_build(&d, &a, &b, &o), 0, "against a run without files");
+	is_int(d.nsubs, 0, "(an strace table): no file is compared");
+	diff_release(&d);
+	profile_release(&a);
+	profile_release(&b);
+}
+
+/* Counts per file that held leave the diff as it was without files. */
+static void test_subs_unchanged(void)
+{
+	struct report_opts o = { .format = FMT_TABLE };
+	struct profile a, b;
+	struct diff d;
+	char *plain, *t;
+
+	runs(&a, &b);
+	diff_build(&d, &a, &b, &o);
+	plain = table_of(&d);
+	diff_release(&d);
+	io(&a, "write", file(&a, "/tmp/x", FD_REG, 0, 4096, 0), 123, 9000);
+	io(&b, "write", file(&b, "/tmp/x", FD_REG, 0, 4096, 0), 123, 7000);
+	io(&a, "read", file(&a, "pipe:[1]", FD_PIPE, 0, 4096, 0), 7, 1000);
+	io(&b, "read", file(&b, "pipe:[1]", FD_PIPE, 0, 4096, 0), 7, 1000);
+	is_int(diff_build(&d, &a, &b, &o), 0, "diff builds");
+	is_int(d.nsubs, 0, "no sub-row changed its counts");
+	t = table_of(&d);
+	is_str(t, plain, "the table is the one without files");
+	free(t);
+	free(plain);
+	diff_release(&d);
+	profile_release(&a);
+	profile_release(&b);
+}
+
 int main(void)
 {
 	test_table();
+	test_resolution();
 	test_zero_times();
+	test_subs();
+	test_subs_unchanged();
 	test_fail_if();
 	if (syscall_npers > 1)
 		test_personalities();

@@ -26,12 +26,12 @@ static struct profile_row *row(struct profile *p, const char *name,
 }
 
 /* An io row of every call asking `size` bytes, all moved. */
-static struct profile_io *io(struct profile *p, const char *name,
-			     uint32_t f, uint64_t calls, uint64_t size)
+static struct profile_sub *io(struct profile *p, const char *name,
+			      uint32_t f, uint64_t calls, uint64_t size)
 {
 	struct profile_row *r = profile_row_get(p, name);
-	struct profile_io *v = profile_io_get(p, f, PROFILE_FILE_NONE,
-					      (uint32_t)(r - p->rows));
+	struct profile_sub *v = profile_io_get(p, f, PROFILE_FILE_NONE,
+					       (uint32_t)(r - p->rows));
 
 	v->calls = v->timed = calls;
 	v->size_max = size;
@@ -103,7 +103,7 @@ static void test_tiny_io(void)
 
 static void test_odirect_einval(void)
 {
-	struct profile_io *v;
+	struct profile_sub *v;
 	struct profile p;
 	uint32_t f;
 
@@ -142,7 +142,7 @@ static void test_odirect_einval(void)
 
 static void test_block_misfit(void)
 {
-	struct profile_io *v;
+	struct profile_sub *v;
 	struct profile p;
 	uint32_t f;
 
@@ -151,8 +151,19 @@ static void test_block_misfit(void)
 	io(&p, "write", f, 18560, 1130);
 	expect(&p, "block-misfit", "- write to /x/test1: 18,560 of 18,560 "
 	       "calls asked 1,130 bytes, which neither fills nor divides its "
-	       "block size 4096: sequential calls straddle block "
-	       "boundaries.\n", "bs=1130");
+	       "block size 4096: through the page cache this costs little, "
+	       "the kernel merges partial blocks; it matters with O_DIRECT or "
+	       "O_SYNC.\n", "bs=1130 buffered: a neutral fact");
+	profile_release(&p);
+
+	fresh(&p);
+	f = file(&p, "/x/test1", FD_REG, PF_SYNC, 4096, 512);
+	io(&p, "write", f, 18560, 1130);
+	expect(&p, "block-misfit", "- write to /x/test1: 18,560 of "
+	       "18,560 calls asked 1,130 bytes, which neither fills nor "
+	       "divides its block size 4096: with O_DIRECT or O_SYNC each "
+	       "call makes the device handle partial blocks.\n",
+	       "bs=1130 O_SYNC: a cost");
 	profile_release(&p);
 
 	fresh(&p);
@@ -176,8 +187,9 @@ static void test_block_misfit(void)
 	v->size_max_calls = 90;
 	expect(&p, "block-misfit", "- write to /x/test1: 90 of 100 calls "
 	       "asked 1,130 bytes, which neither fills nor divides its block "
-	       "size 4096: sequential calls straddle block boundaries.\n",
-	       "speaks at 90%");
+	       "size 4096: through the page cache this costs little, the "
+	       "kernel merges partial blocks; it matters with O_DIRECT or "
+	       "O_SYNC.\n", "speaks at 90%");
 	v->calls = 15;
 	v->size_max_calls = 15;
 	expect(&p, "block-misfit", "", "silent under 16 calls");
@@ -189,10 +201,24 @@ static void test_sync_heavy(void)
 	struct profile p;
 
 	fresh(&p);
-	row(&p, "fdatasync", 12, 0, 810);
-	row(&p, "write", 100, 1000, 190);
+	row(&p, "fdatasync", 12, 0, 810000);
+	row(&p, "write", 100, 1000, 190000);
 	expect(&p, "sync-heavy", "- fdatasync: 12 calls took 81% of syscall "
-	       "time.\n", "fdatasync dominates");
+	       "time, 4.3x the 0.190 ms of the 100 writes it flushed: the "
+	       "page cache absorbed them, the cost moved to the flush.\n",
+	       "fdatasync dominates");
+	profile_release(&p);
+
+	/* sh -c 'dd ...; sync': the parent's wait4 spans dd's whole run. */
+	fresh(&p);
+	row(&p, "wait4", 2, 0, 2000000);
+	row(&p, "sync", 1, 0, 300000);
+	row(&p, "write", 300, 300 << 16, 200000);
+	row(&p, "openat", 10, 0, 500000);
+	expect(&p, "sync-heavy", "- sync: 1 call took 30% of syscall time, "
+	       "1.5x the 0.200 ms of the 300 writes it flushed: the page "
+	       "cache absorbed them, the cost moved to the flush.\n",
+	       "waits left out; a flush dearer than its writes speaks");
 	profile_release(&p);
 
 	fresh(&p);
@@ -279,6 +305,73 @@ static void test_outside(void)
 	profile_release(&p);
 }
 
+/*
+ * A traced run with its stop costs: 1 s traced, 100,000 stops costing
+ * 2-3 us each beyond 0.5 s of the tracer's own work, 10 ms user CPU.
+ */
+static void costed(struct profile *p, uint64_t stop_lo, uint64_t stop_hi)
+{
+	fresh(p);
+	p->wall_ns = 1000000000ull;
+	p->stops = 100000;
+	p->cost.known = p->cost.cpu_known = true;
+	p->cost.busy_ns = 500000000ull;
+	p->cost.stop_lo_ns = stop_lo;
+	p->cost.stop_hi_ns = stop_hi;
+	p->cost.user_ns = 10000000ull;
+}
+
+static void test_peer_waits(void)
+{
+	struct profile_sub *v;
+	struct profile p;
+	uint32_t f;
+
+	fresh(&p);
+	f = file(&p, "pipe:[7]", FD_PIPE, 0, 4096, 0);
+	v = io(&p, "write", f, 1000, 65536);
+	v->time_ns = 300000;
+	row(&p, "write", 1000, 65536000, 300000);
+	row(&p, "read", 1000, 65536000, 700000);
+	expect(&p, "peer-waits", "- 1,000 calls on pipes or sockets took 30% "
+	       "of syscall time: they wait for the other end, and tracing "
+	       "slows this one, so their times are not what they would be "
+	       "untraced.\n", "a pipe's share named");
+	v->time_ns = 90000;
+	expect(&p, "peer-waits", "", "silent under 10%");
+	profile_release(&p);
+}
+
+static void test_untraced(void)
+{
+	struct profile p;
+
+	/* Untraced: 1 - 0.5 - 0.1 s x (0.75*2 .. 1.25*3 us) = 0.125-0.35 s */
+	costed(&p, 2000, 3000);
+	row(&p, "write", 50000, 50000, 20000000ull);
+	expect(&p, "outside-syscalls", "", "unresolved: no split claimed");
+	expect(&p, "tracing-dominates", "- tracing dominates this run: "
+	       "100,000 stops added 65-88% of the 1.000 s traced wall, so how "
+	       "the program's own time splits between syscalls and user "
+	       "space cannot be read from it; `--baseline` measures the "
+	       "untraced run.\n", "names the stops and --baseline");
+	profile_release(&p);
+
+	/*
+	 * Untraced at most 1 - 0.4 - 0.1 s x 0.75 = 0.525 s, at least the
+	 * 0.45 s of user CPU and 0.05 s of syscalls: resolved.
+	 */
+	costed(&p, 1000, 1000);
+	p.cost.busy_ns = 400000000ull;
+	p.cost.user_ns = 450000000ull;
+	row(&p, "write", 50000, 50000, 50000000ull);
+	expect(&p, "outside-syscalls", "- about 90% of the untraced run was "
+	       "outside syscalls: user-space work (user CPU 0.450 s) or "
+	       "waiting.\n", "against the untraced estimate");
+	expect(&p, "tracing-dominates", "", "silent under half the wall");
+	profile_release(&p);
+}
+
 static void test_render(void)
 {
 	struct report_opts off = { .findings = false };
@@ -319,12 +412,14 @@ static void test_text(void)
 	char buf[512], tiny[40];
 
 	fresh(&p);
-	row(&p, "fdatasync", 12, 0, 810);
-	row(&p, "write", 100000, 100000, 190);
+	row(&p, "fdatasync", 12, 0, 810000);
+	row(&p, "write", 100000, 100000, 190000);
 	is_int(findings_text(buf, sizeof(buf), &p, &opts), 2, "two findings");
 	is_str(buf, "write: 100,000 calls averaging 1 byte. A 64 KiB buffer "
 	       "would make ~2 calls; fdatasync: 12 calls took 81% of syscall "
-	       "time", "joined with '; ', no bullets or full stops");
+	       "time, 4.3x the 0.190 ms of the 100,000 writes it flushed: the "
+	       "page cache absorbed them, the cost moved to the flush",
+	       "joined with '; ', no bullets or full stops");
 	findings_text(tiny, sizeof(tiny), &p, &opts);
 	is_int(strlen(tiny), sizeof(tiny) - 1, "truncated to the buffer");
 	profile_release(&p);
@@ -336,6 +431,8 @@ int main(void)
 	test_odirect_einval();
 	test_block_misfit();
 	test_sync_heavy();
+	test_untraced();
+	test_peer_waits();
 	test_user_copy();
 	test_outside();
 	test_render();

@@ -84,12 +84,14 @@ static void test_golden(void)
 
 static void test_sums(void)
 {
-	const struct profile_io *w, *r, *s;
+	const struct profile_breakdown *b;
+	const struct profile_sub *w, *r, *s;
 	struct profile p;
 
 	build(&p);
-	is_int(p.nios, 4, "four (file, syscall) rows");
-	w = &p.ios[0];
+	b = profile_files(&p);
+	is_int(b->nsubs, 4, "four (file, syscall) rows");
+	w = &b->subs[0];
 	is_int(w->calls, 18561, "write calls, the failed one included");
 	is_int(w->bytes_done, 18560 * 1130, "write bytes");
 	is_int(w->errors, 1, "write errors");
@@ -97,17 +99,18 @@ static void test_sums(void)
 	is_int(w->size_max, 1130, "size asked");
 	is_int(w->size_max_calls, 18561, "every call asked it");
 	is_int(w->short_calls, 0, "no short write");
-	r = &p.ios[1];
+	r = &b->subs[1];
 	is_int(r->short_calls, 12, "EOF reads are short");
 	is_int(r->bytes_req, 18572 * 1130, "bytes asked");
-	s = &p.ios[2];
-	is_int(s->file2, 3, "splice row has its destination");
+	s = &b->subs[2];
+	is_int(s->key2, 3, "splice row has its destination");
 	is_int(s->bytes_done, 10 * 65536, "splice bytes counted once");
 	profile_release(&p);
 }
 
 static void test_bounded(void)
 {
+	const struct profile_breakdown *b;
 	struct profile p;
 	char name[32];
 	uint32_t f = 0;
@@ -119,9 +122,11 @@ static void test_bounded(void)
 		f = file(&p, name, FD_SOCK, 0, 4096, 0);
 		add(&p, "sendto", f, PROFILE_FILE_NONE, 1, 10, 10, 100);
 	}
-	is_int(p.nfiles, PROFILE_FILES_MAX, "files capped");
-	is_str(p.files[f].path, "(other files)", "the rest share a row");
-	is_int(p.ios[p.nios - 1].calls, 51, "its row has their calls");
+	b = profile_files(&p);
+	is_int(b->nkeys, PROFILE_FILES_MAX, "files capped");
+	is_str(profile_file_at(b, f)->path, "(other files)",
+	       "the rest share a row");
+	is_int(b->subs[b->nsubs - 1].calls, 51, "its row has their calls");
 	profile_release(&p);
 }
 

@@ -172,21 +172,24 @@ static char *render_all(const struct profile *p)
 /* The derived links are rebuilt as the run built them. */
 static bool same_links(const struct profile *p, const struct profile *q)
 {
+	const struct profile_breakdown *a = profile_files(p);
+	const struct profile_breakdown *b = profile_files(q);
 	size_t i;
 
-	if (p->nfiles != q->nfiles || p->nios != q->nios)
+	if (a->nkeys != b->nkeys || a->nsubs != b->nsubs)
 		return false;
-	for (i = 0; i < p->nfiles; i++)
-		if (p->files[i].first_io != q->files[i].first_io)
+	for (i = 0; i < a->nkeys; i++)
+		if (a->first[i] != b->first[i])
 			return false;
-	for (i = 0; i < p->nios; i++)
-		if (p->ios[i].next != q->ios[i].next)
+	for (i = 0; i < a->nsubs; i++)
+		if (a->subs[i].next != b->subs[i].next)
 			return false;
 	return true;
 }
 
 static void test_files_round_trip(void)
 {
+	const struct profile_breakdown *b;
 	struct load_error e = { 0, "" };
 	struct profile p, q;
 	char name[PROFILE_NAME_MAX];
@@ -205,21 +208,23 @@ static void test_files_round_trip(void)
 	   "the table shows flags, the pair and the EINVAL finding");
 	is_str(q.engine, "ptrace", "engine");
 	ok(q.calibrated, "calibrated");
-	is_int(q.nfiles, 3, "files");
-	is_int(q.nios, 3, "io rows");
+	b = profile_files(&q);
+	is_int(b->nkeys, 3, "files");
+	is_int(b->nsubs, 3, "io rows");
 	ok(same_links(&p, &q), "first_io and next as the run had them");
-	is_int(q.files[0].first_io, 1, "the direct file's newest row first");
-	is_int(q.ios[1].next, 0, "then its splice row");
-	is_str(q.files[0].path, "/tmp/out \"x\"", "path with quotes");
-	is_int(q.files[0].flags, PF_DIRECT | PF_DSYNC, "flags");
-	is_int(q.files[2].kind, FD_CHR, "kind");
-	is_int(q.files[0].lbs, 512, "logical block size");
-	is_str(profile_row_name(&q.rows[q.ios[1].row], name, sizeof(name)),
+	is_int(b->first[0], 1, "the direct file's newest row first");
+	is_int(b->subs[1].next, 0, "then its splice row");
+	is_str(profile_file_at(b, 0)->path, "/tmp/out \"x\"",
+	       "path with quotes");
+	is_int(profile_file_at(b, 0)->flags, PF_DIRECT | PF_DSYNC, "flags");
+	is_int(profile_file_at(b, 2)->kind, FD_CHR, "kind");
+	is_int(profile_file_at(b, 0)->lbs, 512, "logical block size");
+	is_str(profile_row_name(&q.rows[b->subs[1].row], name, sizeof(name)),
 	       "pwrite64", "io row by name");
-	is_int(q.ios[0].file2, 1, "pair destination");
-	is_int(q.ios[1].file2, PROFILE_FILE_NONE, "null file2");
-	is_int(q.ios[1].einval, 2, "einval");
-	is_int(q.ios[2].size_max_calls, 4, "size_max_calls");
+	is_int(b->subs[0].key2, 1, "pair destination");
+	is_int(b->subs[1].key2, PROFILE_FILE_NONE, "null file2");
+	is_int(b->subs[1].einval, 2, "einval");
+	is_int(b->subs[2].size_max_calls, 4, "size_max_calls");
 	free(j1);
 	free(t1);
 	free(t2);
@@ -247,7 +252,8 @@ static void test_older_file(void)
 	profile_init(&q);
 	is_int(profile_from_json(&q, old, strlen(old), &e), 0,
 	       "an older iotrace/1 file loads (%s)", e.msg);
-	ok(!q.engine[0] && !q.calibrated && !q.nfiles && !q.nios,
+	ok(!q.engine[0] && !q.calibrated && !profile_files(&q)->nkeys &&
+	   !profile_files(&q)->nsubs,
 	   "without engine, calibration, files or io rows");
 	is_int(q.nrows, p.nrows, "its syscalls are all there");
 	json_decref(doc);
@@ -453,6 +459,61 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+static char *fixture(const char *name, size_t *len)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/saved/%s",
+		 getenv("FIXTURES") ? getenv("FIXTURES") : "tests/fixtures",
+		 name);
+	return slurp(path, len);
+}
+
+/*
+ * A file saved before breakdowns were generic (iotrace at 0e5694a, a
+ * shell running dd with a refused O_DIRECT size, cat and dd: pairs,
+ * flags, findings): it loads, prints the report that iotrace printed
+ * for it then (block-misfit now worded as a neutral fact through the
+ * page cache), and saves as it was with "breakdowns" added.
+ */
+static void test_saved_before_breakdowns(void)
+{
+	struct load_error e = { 0, "" };
+	char *text, *want, *t, *j, *again;
+	size_t len, wlen;
+	struct profile q;
+	json_t *doc;
+
+	text = fixture("0e5694a.json", &len);
+	want = fixture("0e5694a-report.txt", &wlen);
+	profile_init(&q);
+	is_int(profile_from_json(&q, text, len, &e), 0,
+	       "a file saved at 0e5694a loads (%s)", e.msg);
+	ok(profile_files(&q)->nkeys == 8 && profile_files(&q)->nsubs == 9 &&
+	   profile_files(&q)->subs[6].key2 != PROFILE_FILE_NONE,
+	   "its files and io rows, a copy_file_range pair among them");
+	t = render_all(&q);
+	is_str(t, want, "the report is the one iotrace printed then");
+	j = render(&q, FMT_JSON);
+	doc = json_loads(j, 0, NULL);
+	ok(json_is_object(json_object_get(doc, "breakdowns")),
+	   "saved again, it gains \"breakdowns\"");
+	ok(!json_object_get(doc, "untraced"),
+	   "but no \"untraced\": it had no stop costs");
+	json_object_del(doc, "breakdowns");
+	again = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	ok(again && len == strlen(again) + 1 &&
+	   !strncmp(text, again, len - 1) && text[len - 1] == '\n',
+	   "and is otherwise the same file, byte for byte");
+	json_decref(doc);
+	free(again);
+	free(j);
+	free(t);
+	free(want);
+	free(text);
+	profile_release(&q);
+}
+
 /*
  * The inputs `make fuzz` kept (seeds and former crashers): each loads or
  * fails with a line and a reason, and a loaded one renders.
@@ -576,6 +637,7 @@ int main(void)
 	test_round_trip();
 	test_files_round_trip();
 	test_older_file();
+	test_saved_before_breakdowns();
 	if (syscall_npers > 1)
 		test_personalities();
 	test_bad_json();

@@ -123,7 +123,8 @@ static void test_classes(void)
 	   in_class(I386, "sendfile64", SC_NETWORK) &&
 	   !in_class(I386, "socketcall", SC_NETWORK),
 	   "i386 %%network: socket, sendfile64, not socketcall (as strace)");
-	ok(in_class(I386, "mmap2", SC_MEMORY) && in_class(I386, "ipc", SC_IPC) &&
+	ok(in_class(I386, "mmap2", SC_MEMORY) &&
+	   in_class(I386, "ipc", SC_IPC) &&
 	   in_class(I386, "waitpid", SC_PROCESS),
 	   "i386 mmap2 %%memory, ipc %%ipc, waitpid %%process");
 	ok(in_class(X32, "read", SC_DESC | SC_IO) &&
@@ -151,6 +152,11 @@ static void test_fd_facts(void)
 	}
 	is_int(bad, 0, "close, dup2, openat, execve, clone, exit_group, "
 	       "sched_getaffinity: the same facts in every personality");
+	ok((fact(I386, "waitpid")->flags & SF_WAITS) &&
+	   (fact(I386, "futex_time64")->flags & SF_WAITS) &&
+	   (fact(X32, "wait4")->flags & SF_WAITS) &&
+	   !(fact(X86_64, "read")->flags & SF_WAITS),
+	   "waiting calls in every personality, i386's waitpid among them");
 	is_int(fact(I386, "fcntl64")->fx, FX_FCNTL, "i386 fcntl64 dups");
 	is_int(fact(I386, "socketcall")->fx, FX_RET, "socketcall may open");
 	ok(!fact(I386, "_llseek") || fact(I386, "_llseek")->fx == FX_NONE,

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "untraced" object of the saved profile: the ingredients of the
+ * untraced estimate (what a stop costs, the tracer's own work, the CPU
+ * time of the traced processes) and, for readers that do not want to redo
+ * the arithmetic, the estimate itself with its bounds.  Only the
+ * ingredients are read back: the rest is computed again, so a report of a
+ * saved run prints what the run printed.  Absent in older files and in
+ * runs that timed nothing (never written as null, so an older file saved
+ * again stays as it was).
+ */
+#include <string.h>
+#include "reports/profile/jload.h"
+
+#define METHOD "traced wall - tracer work at stops (measured) - stops x " \
+	       "cost per stop (calibrated before and after the run, +-25%)"
+#define CPU_FROM "wait4 rusage of the first process, with the children " \
+		 "it waited for"
+
+static int put(json_t *o, const char *key, uint64_t v)
+{
+	return json_object_set_new(o, key, json_integer((json_int_t)(v >
+				   INT64_MAX ? INT64_MAX : v)));
+}
+
+static int put_estimate(json_t *o, const struct profile_estimate *e)
+{
+	int err = 0;
+
+	err |= put(o, "estimate_ns", e->wall_ns);
+	err |= put(o, "low_ns", e->wall_lo_ns);
+	err |= put(o, "high_ns", e->wall_hi_ns);
+	err |= json_object_set_new(o, "resolved", json_boolean(e->resolved));
+	err |= put(o, "tracing_added_ns", e->added_ns);
+	err |= put(o, "tracing_added_low_ns", e->added_lo_ns);
+	err |= put(o, "tracing_added_high_ns", e->added_hi_ns);
+	err |= put(o, "syscall_ns", e->syscall_ns);
+	err |= put(o, "syscall_low_ns", e->syscall_lo_ns);
+	err |= put(o, "syscall_high_ns", e->syscall_hi_ns);
+	err |= put(o, "wait_ns", e->wait_ns);
+	err |= put(o, "resolution_ns", e->resolution_ns);
+	return err;
+}
+
+json_t *untraced_to_json(const struct profile *p)
+{
+	const struct profile_cost *c = &p->cost;
+	struct profile_estimate e;
+	json_t *o;
+	int err = 0;
+
+	if (!c->known)
+		return json_null();
+	o = json_object();
+	if (!o)
+		return NULL;
+	profile_untraced(p, &e);
+	err |= json_object_set_new(o, "method", json_string(METHOD));
+	err |= put(o, "traced_wall_ns", p->wall_ns);
+	err |= put_estimate(o, &e);
+	err |= put(o, "tracer_busy_ns", c->busy_ns);
+	err |= put(o, "stop_cost_low_ns", c->stop_lo_ns);
+	err |= put(o, "stop_cost_high_ns", c->stop_hi_ns);
+	err |= put(o, "overhead_low_ns", c->overhead_lo_ns);
+	err |= put(o, "overhead_high_ns", c->overhead_hi_ns);
+	err |= json_object_set_new(o, "cpu_known", json_boolean(c->cpu_known));
+	err |= put(o, "user_cpu_ns", c->user_ns);
+	err |= put(o, "system_cpu_ns", c->sys_ns);
+	err |= json_object_set_new(o, "cpu_from", json_string(CPU_FROM));
+	if (err) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+int load_untraced(struct jload *j, struct profile *p, json_t *doc)
+{
+	struct profile_cost *c = &p->cost;
+	json_t *o = json_object_get(doc, "untraced");
+
+	memset(c, 0, sizeof(*c));
+	if (!o || json_is_null(o))
+		return 0;
+	o = jload_member(j, doc, "untraced", JSON_OBJECT);
+	if (!o)
+		return -1;
+	if (jload_u64(j, o, "tracer_busy_ns", &c->busy_ns) < 0 ||
+	    jload_u64(j, o, "stop_cost_low_ns", &c->stop_lo_ns) < 0 ||
+	    jload_u64(j, o, "stop_cost_high_ns", &c->stop_hi_ns) < 0 ||
+	    jload_u64(j, o, "overhead_low_ns", &c->overhead_lo_ns) < 0 ||
+	    jload_u64(j, o, "overhead_high_ns", &c->overhead_hi_ns) < 0 ||
+	    jload_bool(j, o, "cpu_known", &c->cpu_known) < 0 ||
+	    jload_u64(j, o, "user_cpu_ns", &c->user_ns) < 0 ||
+	    jload_u64(j, o, "system_cpu_ns", &c->sys_ns) < 0)
+		return -1;
+	jload_pop(j);
+	c->known = true;
+	return 0;
+}

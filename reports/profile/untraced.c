@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The untraced picture of a traced run.  Tracing makes every timed call
+ * cost a stop pair: on a loop of sub-microsecond calls the traced wall is
+ * mostly iotrace's own stops, and a share "of wall" computed against it
+ * points the reader at the wrong place.  So the profile keeps what a stop
+ * pair costs the wall clock (calibrated before and after the run, so its
+ * drift is known) and the CPU time of the traced processes, and this file
+ * turns them into what the run would have taken untraced:
+ *
+ *	untraced wall = traced wall - the tracer's work at the stops
+ *			- stops x what else a stop costs (calibrated)
+ *
+ * as a range: at least the program's own user CPU time (which tracing
+ * barely changes) plus the least its syscalls took, at most what the
+ * cheapest calibrated stops leave of the traced wall.  When the range is
+ * wide, the report says the split cannot be resolved from this run and
+ * points to --baseline.
+ */
+#include <string.h>
+#include "reports/profile/profile.h"
+
+/*
+ * Measured on 2-core VMs, a run's real cost per stop came out up to 25%
+ * above the calibrations that bracket it (a long run's stops are not the
+ * calibration's getppid loop): ranges are widened by this much each way.
+ */
+#define STOP_MARGIN_PCT 25
+
+/*
+ * Calls that wait for another process or an event (SF_WAITS in the
+ * syscall facts, tracer/systab.c): their time is not the program's I/O
+ * and would count the same seconds twice in a tree (the parent's wait4
+ * spans the child's whole run).
+ */
+bool profile_row_waits(const struct profile_row *r)
+{
+	const struct syscall_fact *f = r->pers == PROFILE_PERS_NONE ?
+				       syscall_fact_by_name(r->unknown) :
+				       syscall_fact(r->pers, r->nr);
+
+	return f && (f->flags & SF_WAITS);
+}
+
+static uint64_t minus(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Time in syscalls, waits apart, with the correction's spread. */
+static void syscall_time(const struct profile *p, struct profile_estimate *e)
+{
+	const struct profile_cost *c = &p->cost;
+	const struct profile_row *r;
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++) {
+		r = &p->rows[i];
+		if (profile_row_waits(r)) {
+			e->wait_ns += r->time_ns;
+			continue;
+		}
+		e->syscall_ns += r->time_ns;
+		e->syscall_lo_ns += minus(r->raw_time_ns, r->timed *
+					  c->overhead_hi_ns *
+					  (100 + STOP_MARGIN_PCT) / 100);
+		e->syscall_hi_ns += minus(r->raw_time_ns,
+					  r->timed * c->overhead_lo_ns);
+	}
+}
+
+/*
+ * Tracing adds the tracer's own work at each stop, measured during the
+ * run, and per stop the context switches and wake-ups around it, which
+ * only calibration can measure, within STOP_MARGIN_PCT.
+ */
+static void added(const struct profile *p, struct profile_estimate *e)
+{
+	const struct profile_cost *c = &p->cost;
+	uint64_t lo = c->stop_lo_ns * (100 - STOP_MARGIN_PCT) / 100;
+	uint64_t hi = c->stop_hi_ns * (100 + STOP_MARGIN_PCT) / 100;
+
+	e->added_lo_ns = c->busy_ns + p->stops * lo;
+	e->added_hi_ns = c->busy_ns + p->stops * hi;
+	e->added_ns = c->busy_ns + p->stops * (c->stop_lo_ns + c->stop_hi_ns) / 2;
+}
+
+void profile_untraced(const struct profile *p, struct profile_estimate *e)
+{
+	const struct profile_cost *c = &p->cost;
+
+	memset(e, 0, sizeof(*e));
+	syscall_time(p, e);
+	if (!c->known || !p->wall_ns)
+		return;
+	e->known = true;
+	added(p, e);
+	/*
+	 * The low end is what the program surely spent: its user CPU and
+	 * the least its syscalls can have taken.  The high end takes the
+	 * cheapest stops calibration saw, less the margin: a loaded machine
+	 * makes the run's stops dearer, never cheaper, so that end holds.
+	 */
+	e->wall_hi_ns = minus(p->wall_ns, e->added_lo_ns);
+	e->wall_lo_ns = (c->cpu_known ? c->user_ns : 0) + e->syscall_lo_ns;
+	if (e->wall_lo_ns > e->wall_hi_ns)
+		e->wall_lo_ns = e->wall_hi_ns;
+	e->wall_ns = clamp(minus(p->wall_ns, e->added_ns), e->wall_lo_ns,
+			   e->wall_hi_ns);
+	/* Trusted when the range spans less than half the estimate. */
+	e->resolved = e->wall_ns &&
+		      2 * (e->wall_hi_ns - e->wall_lo_ns) <= e->wall_ns;
+	e->resolution_ns = minus(c->overhead_hi_ns, p->overhead_ns);
+	if (minus(p->overhead_ns, c->overhead_lo_ns) > e->resolution_ns)
+		e->resolution_ns = p->overhead_ns - c->overhead_lo_ns;
+}

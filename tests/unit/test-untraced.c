@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the untraced picture (reports/profile/untraced.c): the
+ * range it gives for what a run would take untraced, hand-computed from
+ * the stop costs, so that a change in the arithmetic shows up here.
+ */
+#include <string.h>
+#include "reports/render/render.h"
+#include "tests/unit/tap.h"
+
+#define MS 1000000ull
+
+static void row(struct profile *p, const char *name, uint64_t calls,
+		uint64_t raw_ns, uint64_t ns)
+{
+	struct profile_row *r = profile_row_get(p, name);
+
+	r->calls = r->timed = calls;
+	r->raw_time_ns = raw_ns;
+	r->time_ns = ns;
+}
+
+/* 2 s traced, 10,000 stops, 0.5 s of tracer work, 100 us per stop. */
+static void costed(struct profile *p)
+{
+	profile_init(p);
+	p->exit.known = true;
+	p->wall_ns = 2000 * MS;
+	p->stops = 10000;
+	p->overhead_ns = 10000;
+	p->cost.known = p->cost.cpu_known = true;
+	p->cost.busy_ns = 500 * MS;
+	p->cost.stop_lo_ns = p->cost.stop_hi_ns = 100000;
+	p->cost.overhead_lo_ns = 9000;
+	p->cost.overhead_hi_ns = 12000;
+	p->cost.user_ns = 100 * MS;
+}
+
+static void test_range(void)
+{
+	struct profile_estimate e;
+	struct profile p;
+
+	costed(&p);
+	/* 5,000 writes of 300 ms raw: 250 ms corrected, 225 ms at least. */
+	row(&p, "write", 5000, 300 * MS, 250 * MS);
+	profile_untraced(&p, &e);
+	ok(e.known, "known with calibrated costs");
+	is_int(e.added_ns / MS, 1500, "added: 0.5 s work + 10,000 x 100 us");
+	is_int(e.added_lo_ns / MS, 1250, "low: stops at 75 us");
+	is_int(e.added_hi_ns / MS, 1750, "high: stops at 125 us");
+	is_int(e.wall_hi_ns / MS, 750, "at most 2 - 1.25 s");
+	is_int(e.wall_lo_ns / MS, 100 + 225, "at least user CPU + syscalls");
+	is_int(e.wall_ns / MS, 500, "estimate 2 - 1.5 s");
+	ok(!e.resolved, "0.325-0.75 s around 0.5 s is not resolved");
+	is_int(e.syscall_ns / MS, 250, "syscalls: the corrected time");
+	is_int(e.resolution_ns, 2000, "resolution: the farther quartile");
+	profile_release(&p);
+}
+
+static void test_resolved_and_waits(void)
+{
+	struct profile_estimate e;
+	struct profile p;
+
+	/* 1,000 stops: at most 2 - 0.5 - 0.075 s, estimate 1.4 s. */
+	costed(&p);
+	p.stops = 1000;
+	p.cost.user_ns = 500 * MS;
+	row(&p, "fsync", 10, 200 * MS, 200 * MS);
+	row(&p, "wait4", 1, 900 * MS, 900 * MS);
+	profile_untraced(&p, &e);
+	is_int(e.wait_ns / MS, 900, "wait4 counted as waiting");
+	is_int(e.syscall_ns / MS, 200, "and left out of syscall time");
+	is_int(e.wall_hi_ns / MS, 1425, "at most 2 - 0.575 s");
+	is_int(e.wall_lo_ns / MS, 699, "at least 0.5 s user + ~0.2 s fsync");
+	is_int(e.wall_ns / MS, 1400, "estimate 2 - 0.6 s");
+	ok(!e.resolved, "0.7-1.425 s is wider than half of 1.4 s");
+	p.cost.user_ns = 600 * MS;
+	profile_untraced(&p, &e);
+	ok(e.resolved, "resolved once the range narrows");
+	profile_release(&p);
+}
+
+static void test_unknown(void)
+{
+	struct profile_estimate e;
+	struct profile p;
+
+	profile_init(&p);
+	p.wall_ns = 1000 * MS;
+	row(&p, "write", 10, 10 * MS, 10 * MS);
+	profile_untraced(&p, &e);
+	ok(!e.known, "no costs (strace table, older file): unknown");
+	is_int(e.syscall_ns / MS, 10, "syscall time still summed");
+	profile_release(&p);
+
+	costed(&p);
+	p.stops = 100000;	/* 10 s of stops in a 2 s run: a clock gone */
+	profile_untraced(&p, &e);
+	ok(e.wall_hi_ns == 0 && e.wall_lo_ns == 0, "never below zero");
+	profile_release(&p);
+}
+
+int main(void)
+{
+	test_range();
+	test_resolved_and_waits();
+	test_unknown();
+	return done_testing();
+}

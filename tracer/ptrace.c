@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The ptrace engine: iotrace stops the traced tasks and reads each call
+ * from outside.  It has two modes.  With the seccomp-bpf filter (the
+ * default where the kernel and the options allow it) tasks run freely
+ * until the filter stops them at a call to trace, so untraced calls cost
+ * nothing; without it (PTRACE_SYSCALL) every call stops at entry and exit.
+ * Reports name the mode: "seccomp-bpf" or "ptrace".
+ *
+ * A run builds the plan (the action per syscall, and the filter), lets
+ * the target take hold of its first tasks, and hands them to the stop loop
+ * (loop.c) until no traced task is left.  What the engine can trace is
+ * the table below, one row per kind of target; each row is a file that
+ * knows how to get hold of tasks and let go of them (spawn.c).  Attaching
+ * to running processes (issue 11) would be attach.c and one row.
+ */
+#include <errno.h>
+#include <string.h>
+#include "tracer/tracer-int.h"
+
+static const struct ptrace_target *const ptrace_targets[TARGET_NKINDS] = {
+	[TARGET_COMMAND] = &spawn_target,
+	[TARGET_FUNCTION] = &spawn_target,
+};
+
+static const struct ptrace_target *target_of(const struct tracer_target *t)
+{
+	return (unsigned)t->kind < TARGET_NKINDS ? ptrace_targets[t->kind] :
+						    NULL;
+}
+
+/*
+ * The filter is loaded by the traced program's first task before it runs
+ * the program, so only a target started by iotrace can have it; the rest
+ * is the kernel's and the options' say (seccomp.c).
+ */
+static const char *target_probe(const struct ptrace_target *pt,
+				const struct tracer_opts *opts,
+				const struct tracer_target *target)
+{
+	const char *why;
+
+	if (opts->seccomp) {
+		if (!pt->from_birth)
+			return "the seccomp filter can only be given to a "
+			       "process iotrace starts";
+		why = tracer_seccomp_unusable(opts);
+		if (why)
+			return why;
+	}
+	return pt->probe ? pt->probe(opts, target) : NULL;
+}
+
+static const char *ptrace_probe(const struct tracer_opts *opts,
+				const struct tracer_target *target)
+{
+	const struct ptrace_target *pt = target_of(target);
+
+	if (!pt)
+		return "the ptrace engine cannot trace this kind of target";
+	return target_probe(pt, opts, target);
+}
+
+static void result_init(struct tracer_result *res,
+			const struct tracer_opts *opts)
+{
+	memset(res, 0, sizeof(*res));
+	res->engine = opts->seccomp ? "seccomp-bpf" : "ptrace";
+}
+
+static int ptrace_calibrate(const struct tracer_opts *opts,
+			    struct tracer_calibration *c)
+{
+	return calibrate_by_run(&ptrace_engine, opts, c);
+}
+
+int ptrace_run_target(const struct ptrace_target *pt,
+		      const struct tracer_opts *opts,
+		      const struct tracer_target *target,
+		      const struct tracer_sink *sink, struct tracer_result *res)
+{
+	struct loop l = { .opts = opts, .target = pt, .sink = sink,
+			  .res = res };
+	int err;
+
+	result_init(res, opts);
+	if (target_probe(pt, opts, target))
+		return -EINVAL;
+	task_table_init(&l.tasks);
+	err = plan_build(&l.plan, opts);
+	if (err < 0)
+		return err;
+	if (opts->pin && pt->from_birth)
+		pin_start(&l.pin);
+	err = pt->start(&l, target);
+	if (err < 0)
+		goto out_unpin;
+	res->start_ns = mono_ns();
+	err = loop_run(&l);
+	res->end_ns = mono_ns();
+	res->fatal_signal = tracer_fatal_signal;
+	/* The signal handler has nothing left to kill. */
+	tracer_leader = 0;
+out_unpin:
+	if (l.pin.active)
+		pin_end(&l.pin, 0, 0);
+	plan_release(&l.plan);
+	task_table_release(&l.tasks);
+	return err;
+}
+
+static int ptrace_run(const struct tracer_opts *opts,
+		      const struct tracer_target *target,
+		      const struct tracer_sink *sink, struct tracer_result *res)
+{
+	const struct ptrace_target *pt = target_of(target);
+
+	if (!pt) {
+		result_init(res, opts);
+		return -EINVAL;
+	}
+	return ptrace_run_target(pt, opts, target, sink, res);
+}
+
+const struct tracer_engine ptrace_engine = {
+	.name = "ptrace",
+	.probe = ptrace_probe,
+	.calibrate = ptrace_calibrate,
+	.run = ptrace_run,
+};
