@@ -61,6 +61,17 @@ void truth_render(FILE *f, const struct profile *p,
 /* The line above the table that ties it to the wall clock. */
 void table_render_header(FILE *f, const struct profile *p,
 			 const struct report_opts *o);
+/*
+ * The --baseline lines under it (baseline.c): the untraced wall split
+ * like time(1), and the share of it in syscalls; nothing without one.
+ */
+void baseline_render_header(FILE *f, const struct profile *p,
+			    const struct report_opts *o);
+/*
+ * Time in syscalls (as o wants it) over the untraced wall of the
+ * baseline: may pass 1.  -1 when there is no baseline or nothing timed.
+ */
+double baseline_share(const struct profile *p, const struct report_opts *o);
 /* CSV; JSON is the saved document (profile_save_json). */
 int csv_render(FILE *f, const struct profile *p, const struct report_opts *o);
 /* CSV of every dimension's sub-rows, a "dimension" column first. */

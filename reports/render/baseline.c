@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The --baseline lines of the header: what the command took untraced
+ * (median wall of N runs and their spread), split as time(1) splits it
+ * into user CPU, system CPU and the rest (waiting: I/O, sleeps, other
+ * processes), then the traced table's time in syscalls as a share of
+ * that untraced wall.  The share is the number a reader acts on, so it
+ * is never shown above 100% as if it were a share: a sum of traced times
+ * larger than the untraced wall is said to be one, with the two reasons
+ * it happens.  Nothing timed (count-only runs) reads "-".
+ */
+#include "reports/render/render.h"
+
+/* One unit for a line, chosen by its largest value: "s" or "ms". */
+struct unit {
+	double scale;
+	const char *name;
+};
+
+static struct unit unit_for(uint64_t ns)
+{
+	if (ns >= 100000000)
+		return (struct unit){ 1e9, "s" };
+	return (struct unit){ 1e6, "ms" };
+}
+
+static double in(struct unit u, uint64_t ns)
+{
+	return (double)ns / u.scale;
+}
+
+double baseline_share(const struct profile *p, const struct report_opts *o)
+{
+	struct profile_totals t;
+
+	if (!p->baseline.runs || !p->baseline.wall_ns)
+		return -1;
+	profile_totals(p, &t);
+	if (!t.timed)
+		return -1;
+	return (double)totals_time(&t, o) / (double)p->baseline.wall_ns;
+}
+
+/* "0.112 s wall (0.109..0.118) = 0.010 s user + 0.095 s system + ..." */
+static void print_split(FILE *f, const struct profile_baseline *b)
+{
+	struct unit u = unit_for(b->wall_max_ns);
+	uint64_t cpu = b->user_ns + b->sys_ns;
+
+	fprintf(f, "iotrace: untraced (--baseline, median of %u run%s): "
+		"%.3f %s wall (%.3f..%.3f) = %.3f %s user + %.3f %s system",
+		b->runs, b->runs == 1 ? "" : "s", in(u, b->wall_ns), u.name,
+		in(u, b->wall_min_ns), in(u, b->wall_max_ns),
+		in(u, b->user_ns), u.name, in(u, b->sys_ns), u.name);
+	if (cpu <= b->wall_ns)
+		fprintf(f, " + %.3f %s waiting\n", in(u, b->wall_ns - cpu),
+			u.name);
+	else
+		fputs(" (more CPU than wall: tasks ran in parallel)\n", f);
+}
+
+static void print_share(FILE *f, const struct profile *p,
+			const struct report_opts *o)
+{
+	struct profile_totals t;
+	double share = baseline_share(p, o);
+	struct unit u;
+	uint64_t ns;
+
+	profile_totals(p, &t);
+	if (share < 0) {
+		fputs("iotrace: time in syscalls: - (counted only, not "
+		      "timed)\n", f);
+		return;
+	}
+	ns = totals_time(&t, o);
+	u = unit_for(ns > p->baseline.wall_ns ? ns : p->baseline.wall_ns);
+	fprintf(f, "iotrace: time in syscalls (traced) %.3f %s ", in(u, ns),
+		u.name);
+	if (share <= 1.0)
+		fprintf(f, "= %.1f%% of the untraced wall\n", 100.0 * share);
+	else
+		fprintf(f, "is more than the untraced wall (%.0f%% of it): "
+			"tracing inflated the per-call times, or tasks ran "
+			"in parallel\n", 100.0 * share);
+}
+
+void baseline_render_header(FILE *f, const struct profile *p,
+			    const struct report_opts *o)
+{
+	if (!p->baseline.runs)
+		return;
+	print_split(f, &p->baseline);
+	print_share(f, p, o);
+}
