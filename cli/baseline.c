@@ -84,6 +84,7 @@ static void streams_close(struct run_streams *s)
 		close(s->null_out);
 	if (s->capture >= 0)
 		close(s->capture);
+	s->null_in = s->null_out = s->capture = -1;
 }
 
 /* Output shown: both to iotrace's stderr.  Hidden: stderr kept. */
@@ -174,7 +175,9 @@ static int run_once(const struct tracer_target *target,
 	uint64_t t0;
 	pid_t pid;
 
-	if (s->capture >= 0 && ftruncate(s->capture, 0) < 0)
+	/* The child's stderr shares this offset: back to an empty file. */
+	if (s->capture >= 0 && (ftruncate(s->capture, 0) < 0 ||
+				lseek(s->capture, 0, SEEK_SET) < 0))
 		return -errno;
 	t0 = mono_now();
 	pid = fork();
@@ -292,21 +295,28 @@ int stdio_hide(struct stdio_saved *sv, bool show_output)
 	int fd, err;
 
 	memset(sv, 0, sizeof(*sv));
-	err = streams_open(&sv->s, show_output);
-	if (err < 0)
-		return err;
+	sv->s.null_in = sv->s.null_out = sv->s.capture = -1;
+	/* Saved first: a stream iotrace was started without stays closed. */
 	for (fd = 0; fd < 3; fd++) {
 		sv->fd[fd] = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-		if (sv->fd[fd] < 0)
+		sv->closed[fd] = sv->fd[fd] < 0 && errno == EBADF;
+		if (sv->fd[fd] < 0 && !sv->closed[fd])
 			goto out_undo;
 	}
-	sv->err = fdopen(sv->fd[2], "w");
-	if (!sv->err)
+	err = streams_open(&sv->s, show_output);
+	if (err < 0) {
+		errno = -err;
 		goto out_undo;
-	setvbuf(sv->err, NULL, _IONBF, 0);
+	}
+	sv->err = sv->fd[2] >= 0 ? fdopen(sv->fd[2], "w") : NULL;
+	if (sv->fd[2] >= 0 && !sv->err)
+		goto out_undo;
 	fflush(NULL);
-	sv->stderr_was = stderr;
-	stderr = sv->err;
+	if (sv->err) {
+		setvbuf(sv->err, NULL, _IONBF, 0);
+		sv->stderr_was = stderr;
+		stderr = sv->err;
+	}
 	for (fd = 0; fd < 3; fd++)
 		if (sv->s.fd[fd] != fd && dup2(sv->s.fd[fd], fd) < 0)
 			goto out_undo;
@@ -327,20 +337,32 @@ void stdio_restore(struct stdio_saved *sv, bool show_stderr)
 	if (!sv->active)
 		return;
 	fflush(NULL);
-	for (fd = 0; fd < 3; fd++)
-		if (sv->fd[fd] > 0)
+	for (fd = 0; fd < 3; fd++) {
+		if (sv->fd[fd] >= 0)
 			dup2(sv->fd[fd], fd);
+		else if (sv->closed[fd])
+			close(fd);
+	}
 	if (sv->stderr_was)
 		stderr = sv->stderr_was;
 	if (sv->err)
 		fclose(sv->err);	/* closes fd[2] */
-	else if (sv->fd[2] > 0)
+	else if (sv->fd[2] >= 0)
 		close(sv->fd[2]);
 	for (fd = 0; fd < 2; fd++)
-		if (sv->fd[fd] > 0)
+		if (sv->fd[fd] >= 0)
 			close(sv->fd[fd]);
 	if (show_stderr)
 		show_captured(&sv->s);
+	/* What took the place of a closed stream is not closed twice. */
+	for (fd = 0; fd < 3; fd++) {
+		if (sv->s.null_in == fd)
+			sv->s.null_in = -1;
+		if (sv->s.null_out == fd)
+			sv->s.null_out = -1;
+		if (sv->s.capture == fd)
+			sv->s.capture = -1;
+	}
 	streams_close(&sv->s);
 	sv->active = false;
 }

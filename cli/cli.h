@@ -168,7 +168,8 @@ struct run_streams {
  */
 struct stdio_saved {
 	struct run_streams s;
-	int fd[3];		/* copies of iotrace's fds 0, 1, 2 */
+	int fd[3];		/* copies of iotrace's fds 0, 1, 2, or -1 */
+	bool closed[3];		/* that fd was closed to begin with */
 	FILE *err;		/* stderr meanwhile, on fd[2] */
 	FILE *stderr_was;
 	bool active;
