@@ -47,6 +47,15 @@ test_expect_success PTRACE 'a command that fails untraced: its words, exit 2, no
 	test_cmp expect err
 '
 
+test_expect_success PTRACE 'a later untraced run that fails: only its own stderr is shown' '
+	"$IOTRACE" --baseline=3 -o late.txt -- sh -c \
+		"if test -e flag; then echo late >&2; exit 4; fi; touch flag; echo early >&2" \
+		>out 2>err;
+	test $? = 2 && ! test -e late.txt &&
+	printf "%s\n" "late" "iotrace: --baseline: '"'sh'"' exited 4 in untraced run 2 of 3: nothing traced (it must succeed to be measured)" >expect &&
+	test_cmp expect err
+'
+
 test_expect_success PTRACE 'a command killed untraced: "killed by SIGSEGV", never a wait status' '
 	"$IOTRACE" --baseline=2 -o crash.txt -- "$HELPERS/crash" segv >out 2>err;
 	test $? = 2 && ! test -e crash.txt && test $(wc -l <err) = 1 &&
