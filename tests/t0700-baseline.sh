@@ -65,7 +65,7 @@ test_expect_success PTRACE 'a command killed untraced: "killed by SIGSEGV", neve
 
 test_expect_success PTRACE 'the header: untraced wall, spread, user, system, waiting; the share' '
 	"$IOTRACE" --baseline -o r.txt -- dd if=/dev/zero of=out bs=4k count=100 2>/dev/null &&
-	grep -E "^iotrace: untraced \(--baseline, median of 3 runs\): $n $u wall \($n\.\.$n\) = $n $u user \+ $n $u system( \+ $n $u waiting| \(more CPU than wall: tasks ran in parallel\))$" r.txt &&
+	grep -E "^iotrace: untraced \(--baseline, median of 3 runs\): $n $u wall \($n\.\.$n\) = $n $u user \+ $n $u system( \+ $n $u waiting \([0-9]+\.[0-9]% outside user space\)| \(more CPU than wall: tasks ran in parallel\))$" r.txt &&
 	grep -E "^iotrace: time in syscalls \(traced\) $n $u (= [0-9]+\.[0-9]% of the untraced wall|is more than the untraced wall \([0-9]+% of it\): .*)$" r.txt
 '
 

@@ -3,8 +3,10 @@
  * The --baseline lines of the header: what the command took untraced
  * (median wall of N runs and their spread), split as time(1) splits it
  * into user CPU, system CPU and the rest (waiting: I/O, sleeps, other
- * processes), then the traced table's time in syscalls as a share of
- * that untraced wall.  The share is the number a reader acts on, so it
+ * processes), with the share of the wall outside user space (system and
+ * waiting: for one task, close to its time in syscalls, and measured
+ * without tracing), then the traced table's time in syscalls as a share
+ * of that untraced wall.  The share is the number a reader acts on, so it
  * is never shown above 100% as if it were a share: a sum of traced times
  * larger than the untraced wall is said to be one, with the two reasons
  * it happens.  Nothing timed (count-only runs) reads "-".
@@ -27,6 +29,15 @@ static struct unit unit_for(uint64_t ns)
 static double in(struct unit u, uint64_t ns)
 {
 	return (double)ns / u.scale;
+}
+
+double baseline_outside_user(const struct profile_baseline *b)
+{
+	uint64_t cpu = b->user_ns + b->sys_ns;
+
+	if (!b->runs || !b->wall_ns || cpu > b->wall_ns)
+		return -1;
+	return (double)(b->wall_ns - b->user_ns) / (double)b->wall_ns;
 }
 
 double baseline_share(const struct profile *p, const struct report_opts *o)
@@ -53,8 +64,9 @@ static void print_split(FILE *f, const struct profile_baseline *b)
 		in(u, b->wall_min_ns), in(u, b->wall_max_ns),
 		in(u, b->user_ns), u.name, in(u, b->sys_ns), u.name);
 	if (cpu <= b->wall_ns)
-		fprintf(f, " + %.3f %s waiting\n", in(u, b->wall_ns - cpu),
-			u.name);
+		fprintf(f, " + %.3f %s waiting (%.1f%% outside user space)\n",
+			in(u, b->wall_ns - cpu), u.name,
+			100.0 * baseline_outside_user(b));
 	else
 		fputs(" (more CPU than wall: tasks ran in parallel)\n", f);
 }

@@ -72,6 +72,12 @@ void baseline_render_header(FILE *f, const struct profile *p,
  * baseline: may pass 1.  -1 when there is no baseline or nothing timed.
  */
 double baseline_share(const struct profile *p, const struct report_opts *o);
+/*
+ * (wall - user) / wall of the baseline's median run: the share outside
+ * user space (system CPU and waiting).  -1 without a baseline, or when
+ * CPU exceeds the wall (tasks in parallel).
+ */
+double baseline_outside_user(const struct profile_baseline *b);
 /* CSV; JSON is the saved document (profile_save_json). */
 int csv_render(FILE *f, const struct profile *p, const struct report_opts *o);
 /* CSV of every dimension's sub-rows, a "dimension" column first. */

@@ -66,15 +66,18 @@ static void test_share(void)
 	check(&p, NULL,
 	      "iotrace: untraced (--baseline, median of 3 runs): 10.000 ms "
 	      "wall (9.000..12.000) = 1.000 ms user + 7.000 ms system + "
-	      "2.000 ms waiting\n"
+	      "2.000 ms waiting (90.0% outside user space)\n"
 	      "iotrace: time in syscalls (traced) 6.000 ms = 60.0% of the "
 	      "untraced wall\n", "a share of the untraced wall");
 	ok(baseline_share(&p, NULL) > 0.599 && baseline_share(&p, NULL) < 0.601,
 	   "baseline_share: 0.6");
+	ok(baseline_outside_user(&p.baseline) > 0.899 &&
+	   baseline_outside_user(&p.baseline) < 0.901,
+	   "baseline_outside_user: (wall - user) / wall");
 	check(&p, &raw,
 	      "iotrace: untraced (--baseline, median of 3 runs): 10.000 ms "
 	      "wall (9.000..12.000) = 1.000 ms user + 7.000 ms system + "
-	      "2.000 ms waiting\n"
+	      "2.000 ms waiting (90.0% outside user space)\n"
 	      "iotrace: time in syscalls (traced) 9.000 ms = 90.0% of the "
 	      "untraced wall\n", "--raw-time: raw times against it");
 	profile_release(&p);
@@ -96,6 +99,8 @@ static void test_over_the_wall(void)
 	      "untraced wall (250% of it): tracing inflated the per-call "
 	      "times, or tasks ran in parallel\n",
 	      "more than the wall is said, never a share over 100%");
+	is_int(baseline_outside_user(&p.baseline) < 0, 1,
+	       "more CPU than wall: no share outside user space");
 	profile_release(&p);
 }
 
@@ -110,7 +115,7 @@ static void test_not_timed(void)
 	check(&p, NULL,
 	      "iotrace: untraced (--baseline, median of 1 run): 10.000 ms "
 	      "wall (10.000..10.000) = 0.000 ms user + 0.000 ms system + "
-	      "10.000 ms waiting\n"
+	      "10.000 ms waiting (100.0% outside user space)\n"
 	      "iotrace: time in syscalls: - (counted only, not timed)\n",
 	      "count-only: '-', not 0.0");
 	is_int(baseline_share(&p, NULL) < 0, 1, "count-only: no share");

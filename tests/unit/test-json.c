@@ -154,7 +154,8 @@ static void test_round_trip(void)
 	   "the baseline is back");
 	ok(strstr(t1, "untraced (--baseline, median of 3 runs): 5.000 ms "
 		  "wall (4.900..5.300) = 1.000 ms user + 3.000 ms system + "
-		  "1.000 ms waiting\n"), "the table shows the baseline");
+		  "1.000 ms waiting (80.0% outside user space)\n"),
+	   "the table shows the baseline");
 	is_str(q.kernel, p.kernel, "kernel release");
 	free(j1);
 	free(j2);
