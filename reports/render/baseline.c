@@ -13,7 +13,7 @@
  */
 #include "reports/render/render.h"
 
-/* One unit for a line, chosen by its largest value: "s" or "ms". */
+/* One unit for both lines, chosen by the untraced wall: "s" or "ms". */
 struct unit {
 	double scale;
 	const char *name;
@@ -21,7 +21,7 @@ struct unit {
 
 static struct unit unit_for(uint64_t ns)
 {
-	if (ns >= 100000000)
+	if (ns >= 1000000000)
 		return (struct unit){ 1e9, "s" };
 	return (struct unit){ 1e6, "ms" };
 }
@@ -55,7 +55,7 @@ double baseline_share(const struct profile *p, const struct report_opts *o)
 /* "0.112 s wall (0.109..0.118) = 0.010 s user + 0.095 s system + ..." */
 static void print_split(FILE *f, const struct profile_baseline *b)
 {
-	struct unit u = unit_for(b->wall_max_ns);
+	struct unit u = unit_for(b->wall_ns);
 	uint64_t cpu = b->user_ns + b->sys_ns;
 
 	fprintf(f, "iotrace: untraced (--baseline, median of %u run%s): "
@@ -86,7 +86,7 @@ static void print_share(FILE *f, const struct profile *p,
 		return;
 	}
 	ns = totals_time(&t, o);
-	u = unit_for(ns > p->baseline.wall_ns ? ns : p->baseline.wall_ns);
+	u = unit_for(p->baseline.wall_ns);
 	fprintf(f, "iotrace: time in syscalls (traced) %.3f %s ", in(u, ns),
 		u.name);
 	if (share <= 1.0)

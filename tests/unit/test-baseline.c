@@ -4,8 +4,8 @@
  * untraced wall split like time(1) into user, system and waiting, and
  * the traced time in syscalls as a share of that wall: under 100% a
  * share, over it said to be more than the wall (never a share above
- * 100%), "-" when nothing was timed, the unit chosen by size, and
- * nothing at all without a baseline.
+ * 100%), "-" when nothing was timed, one unit for both lines chosen by
+ * the untraced wall (ms below 1 s), and nothing without a baseline.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -88,17 +88,18 @@ static void test_over_the_wall(void)
 	struct profile p;
 
 	profile_init(&p);
-	row(&p, "write", 1000, 1000, 250000000, 260000000);
-	with_baseline(&p, 100000000, 90000000, 110000000, 80000000,
-		      50000000);
+	row(&p, "write", 1000, 1000, 2500000000, 2600000000);
+	with_baseline(&p, 1000000000, 900000000, 1100000000, 800000000,
+		      500000000);
 	check(&p, NULL,
-	      "iotrace: untraced (--baseline, median of 3 runs): 0.100 s "
-	      "wall (0.090..0.110) = 0.080 s user + 0.050 s system (more CPU "
+	      "iotrace: untraced (--baseline, median of 3 runs): 1.000 s "
+	      "wall (0.900..1.100) = 0.800 s user + 0.500 s system (more CPU "
 	      "than wall: tasks ran in parallel)\n"
-	      "iotrace: time in syscalls (traced) 0.250 s is more than the "
+	      "iotrace: time in syscalls (traced) 2.500 s is more than the "
 	      "untraced wall (250% of it): tracing inflated the per-call "
 	      "times, or tasks ran in parallel\n",
-	      "more than the wall is said, never a share over 100%");
+	      "more than the wall is said, never a share over 100%; "
+	      "seconds from 1 s");
 	is_int(baseline_outside_user(&p.baseline) < 0, 1,
 	       "more CPU than wall: no share outside user space");
 	profile_release(&p);
