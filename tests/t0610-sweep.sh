@@ -180,4 +180,12 @@ test_expect_success PTRACE 'sweep --save-dir: a point keeps its untraced runs as
 	grep "\"baseline\": {" p.json && grep "\"runs\": 1," p.json
 '
 
+test_expect_success PTRACE 'sweep: a later repeat that cannot start fails the point, no crash' '
+	printf "#!/bin/sh\nrm -f \"\$0\"\n" >gone-1 && chmod +x gone-1 &&
+	"$IOTRACE" sweep --repeat 3 n=1 -- ./gone-{} >t.txt 2>err &&
+	grep "sweep n=1: untraced run 2 exited 127: the point failed" err &&
+	test "$(sweep_col 1 4 t.txt)" = failed &&
+	grep "^\* best: none, every point failed$" t.txt
+'
+
 test_done
