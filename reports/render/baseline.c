@@ -6,10 +6,12 @@
  * processes), with the share of the wall outside user space (system and
  * waiting: for one task, close to its time in syscalls, and measured
  * without tracing), then the traced table's time in syscalls as a share
- * of that untraced wall.  The share is the number a reader acts on, so it
- * is never shown above 100% as if it were a share: a sum of traced times
- * larger than the untraced wall is said to be one, with the two reasons
- * it happens.  Nothing timed (count-only runs) reads "-".
+ * of that untraced wall, calls that wait for other processes or events
+ * (wait4, poll, futex...) left out as in every share.  The share is the
+ * number a reader acts on, so it is never shown above 100% as if it were
+ * a share: a sum of traced times larger than the untraced wall is said
+ * to be one, with the two reasons it happens.  Nothing timed (count-only
+ * runs) reads "-".
  */
 #include "reports/render/render.h"
 
@@ -40,16 +42,36 @@ double baseline_outside_user(const struct profile_baseline *b)
 	return (double)(b->wall_ns - b->user_ns) / (double)b->wall_ns;
 }
 
+/*
+ * Time in syscalls as o wants it, calls that wait for other processes or
+ * events left out (as every share is): in *waits, the time left out.
+ * false when nothing was timed.
+ */
+static bool busy_time(const struct profile *p, const struct report_opts *o,
+		      uint64_t *busy, uint64_t *waits)
+{
+	uint64_t timed = 0;
+	size_t i;
+
+	*busy = *waits = 0;
+	for (i = 0; i < p->nrows; i++) {
+		timed += p->rows[i].timed;
+		if (profile_row_waits(&p->rows[i]))
+			*waits += row_time(&p->rows[i], o);
+		else
+			*busy += row_time(&p->rows[i], o);
+	}
+	return timed > 0;
+}
+
 double baseline_share(const struct profile *p, const struct report_opts *o)
 {
-	struct profile_totals t;
+	uint64_t busy, waits;
 
-	if (!p->baseline.runs || !p->baseline.wall_ns)
+	if (!p->baseline.runs || !p->baseline.wall_ns ||
+	    !busy_time(p, o, &busy, &waits))
 		return -1;
-	profile_totals(p, &t);
-	if (!t.timed)
-		return -1;
-	return (double)totals_time(&t, o) / (double)p->baseline.wall_ns;
+	return (double)busy / (double)p->baseline.wall_ns;
 }
 
 /* "0.112 s wall (0.109..0.118) = 0.010 s user + 0.095 s system + ..." */
@@ -74,21 +96,18 @@ static void print_split(FILE *f, const struct profile_baseline *b)
 static void print_share(FILE *f, const struct profile *p,
 			const struct report_opts *o)
 {
-	struct profile_totals t;
+	struct unit u = unit_for(p->baseline.wall_ns);
 	double share = baseline_share(p, o);
-	struct unit u;
-	uint64_t ns;
+	uint64_t busy, waits;
 
-	profile_totals(p, &t);
 	if (share < 0) {
 		fputs("iotrace: time in syscalls: - (counted only, not "
 		      "timed)\n", f);
 		return;
 	}
-	ns = totals_time(&t, o);
-	u = unit_for(p->baseline.wall_ns);
-	fprintf(f, "iotrace: time in syscalls (traced) %.3f %s ", in(u, ns),
-		u.name);
+	busy_time(p, o, &busy, &waits);
+	fprintf(f, "iotrace: time in syscalls (traced%s) %.3f %s ",
+		waits ? ", waits left out" : "", in(u, busy), u.name);
 	if (share <= 1.0)
 		fprintf(f, "= %.1f%% of the untraced wall\n", 100.0 * share);
 	else

@@ -68,8 +68,9 @@ void table_render_header(FILE *f, const struct profile *p,
 void baseline_render_header(FILE *f, const struct profile *p,
 			    const struct report_opts *o);
 /*
- * Time in syscalls (as o wants it) over the untraced wall of the
- * baseline: may pass 1.  -1 when there is no baseline or nothing timed.
+ * Time in syscalls (as o wants it, waiting calls left out) over the
+ * untraced wall of the baseline: may pass 1.  -1 when there is no
+ * baseline or nothing timed.
  */
 double baseline_share(const struct profile *p, const struct report_opts *o);
 /*

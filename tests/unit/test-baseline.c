@@ -2,10 +2,11 @@
 /*
  * The --baseline lines of the header (reports/render/baseline.c): the
  * untraced wall split like time(1) into user, system and waiting, and
- * the traced time in syscalls as a share of that wall: under 100% a
- * share, over it said to be more than the wall (never a share above
- * 100%), "-" when nothing was timed, one unit for both lines chosen by
- * the untraced wall (ms below 1 s), and nothing without a baseline.
+ * the traced time in syscalls (waiting calls left out) as a share of
+ * that wall: under 100% a share, over it said to be more than the wall
+ * (never a share above 100%), "-" when nothing was timed, one unit for
+ * both lines chosen by the untraced wall (ms below 1 s), and nothing
+ * without a baseline.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -123,10 +124,29 @@ static void test_not_timed(void)
 	profile_release(&p);
 }
 
+static void test_waits_left_out(void)
+{
+	struct profile p;
+
+	profile_init(&p);
+	row(&p, "write", 1000, 1000, 6000000, 6000000);
+	row(&p, "wait4", 2, 2, 90000000, 90000000);
+	with_baseline(&p, 10000000, 10000000, 10000000, 1000000, 7000000);
+	check(&p, NULL,
+	      "iotrace: untraced (--baseline, median of 3 runs): 10.000 ms "
+	      "wall (10.000..10.000) = 1.000 ms user + 7.000 ms system + "
+	      "2.000 ms waiting (90.0% outside user space)\n"
+	      "iotrace: time in syscalls (traced, waits left out) 6.000 ms = "
+	      "60.0% of the untraced wall\n",
+	      "wait4 is left out of the share, and the line says so");
+	profile_release(&p);
+}
+
 int main(void)
 {
 	test_share();
 	test_over_the_wall();
 	test_not_timed();
+	test_waits_left_out();
 	return done_testing();
 }
