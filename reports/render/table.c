@@ -288,6 +288,7 @@ int table_render(FILE *f, const struct profile *p, const struct report_opts *o)
 		return -1;
 	profile_totals(p, &t);
 	table_render_header(f, p, o);
+	baseline_render_header(f, p, o);
 	print_headers(f);
 	print_rule(f);
 	for (i = 0; i < p->nrows; i++)
