@@ -22,7 +22,7 @@ cases="bufwrite buf=0, 1M one-byte writes to a file|run bufwrite buf=0 total=100
 GNU dd bs=1024 count=20480 to a file|-- dd if=/dev/zero of=$work/dd.out bs=1024 count=20480 status=none|1
 GNU dd bs=64K count=2000 to a file|-- dd if=/dev/zero of=$work/dd.out bs=64K count=2000 status=none|1
 gzip -6 of 20 MB|-- gzip -6 -c $work/gz20m|1
-tar cf - /usr/include | cat|-- sh $work/tarpipe.sh|0
+tar of /usr/include piped to cat|-- sh $work/tarpipe.sh|0
 dd bs=64K count=300 then sync|-- sh $work/ddsync.sh|0"
 
 printf '%-44s %8s %8s %8s %17s %5s %6s %6s\n' case "untraced" traced estimate "range (resolved?)" "err" share "true"
