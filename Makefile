@@ -104,6 +104,9 @@ check: iotrace $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS)
 bench: iotrace $(HELPER_BINS)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/bench.sh
 
+bench-sweep: iotrace
+	$(Q)IOTRACE=$(CURDIR)/iotrace sh bench/sweep-dd.sh
+
 install: iotrace
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 iotrace $(DESTDIR)$(BINDIR)/iotrace
@@ -126,11 +129,12 @@ help:
 	@echo 'make demo       build and trace dd writing 20 MiB'
 	@echo 'make check      build and run every test (prove)'
 	@echo 'make bench      compare iotrace with strace and the untraced run'
+	@echo 'make bench-sweep  a dd sweep against GNU dd run untraced'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (default /usr/local)'
 	@echo 'make lint       cppcheck;  make style  clang-format'
 	@echo 'V=1             show full commands'
 
-.PHONY: all demo check bench install uninstall style lint clean help
+.PHONY: all demo check bench bench-sweep install uninstall style lint clean help
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d)
 

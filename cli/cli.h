@@ -24,6 +24,7 @@ struct cli_opts {
 	struct syscall_set trace_set;	/* storage for tracer.trace */
 	struct syscall_set count_set;	/* storage for tracer.count */
 	bool truth;			/* --truth (built-in workloads) */
+	int baseline;			/* --baseline=N untraced runs; 0 */
 	bool count_only;		/* --count-only */
 	bool no_seccomp;		/* --no-seccomp */
 	const char *seccomp_why_not;	/* NULL: seccomp-bpf is used
@@ -117,5 +118,64 @@ void workload_child_release(struct tracer_target *target);
 
 /* The status iotrace exits with for a profile's ending. */
 int exit_status_of(const struct profile *p);
+
+/*
+ * --- untraced runs (baseline.c) ---
+ * "exited 1", "killed by SIGSEGV (core dumped)": a wait status in words.
+ */
+const char *wait_status_text(char *buf, size_t size, int status);
+
+#define BASELINE_DEFAULT_RUNS 3
+
+/* Which untraced run failed (1-based; 0: none) and its wait status. */
+struct baseline_failure {
+	int run;
+	int status;
+};
+
+/*
+ * Runs target untraced up to runs times (stdin /dev/null; stdout and
+ * stderr to iotrace's stderr with show_output, else discarded), and
+ * summarises them in b.  Stops at the first run that does not exit 0:
+ * shows the end of its stderr, fills fail, returns 1 (b holds the runs
+ * before it).  0 when all succeeded; -errno for a system error, -EINTR
+ * when iotrace got a signal that asks it to stop.
+ */
+int baseline_measure(const struct tracer_target *target, int runs,
+		     bool show_output, struct profile_baseline *b,
+		     struct baseline_failure *fail);
+/*
+ * --baseline before a traced run: o->baseline runs into b.  0, or the
+ * status iotrace should exit with, the reason printed: EXIT_USAGE when a
+ * run failed (nothing is traced), 128+N for a signal, 1 otherwise.
+ */
+int baseline_for_trace(const struct cli_opts *o,
+		       const struct tracer_target *target, char **argv,
+		       struct profile_baseline *b);
+
+/* The standard streams of a run whose output is hidden or shown. */
+struct run_streams {
+	int null_in, null_out;	/* /dev/null, or -1 */
+	int capture;		/* memory file behind a hidden stderr, or -1 */
+	int fd[3];		/* what the run's fds 0, 1, 2 become */
+};
+
+/*
+ * A traced run with the command's output hidden (or, show_output, its
+ * stdout sent to stderr) and stdin /dev/null: iotrace's own fds point
+ * there between stdio_hide() and stdio_restore(), its messages still
+ * reach the real stderr.  0 or -errno (nothing changed).
+ */
+struct stdio_saved {
+	struct run_streams s;
+	int fd[3];		/* copies of iotrace's fds 0, 1, 2, or -1 */
+	bool closed[3];		/* that fd was closed to begin with */
+	FILE *err;		/* stderr meanwhile, on fd[2] */
+	FILE *stderr_was;
+	bool active;
+};
+int stdio_hide(struct stdio_saved *sv, bool show_output);
+/* With show_stderr, the end of what the hidden run wrote there too. */
+void stdio_restore(struct stdio_saved *sv, bool show_stderr);
 
 #endif

@@ -4,6 +4,7 @@
  * `-- COMMAND` or a subcommand word from the table below.  All input is
  * checked here, before anything runs; a bad word gets one line and exit 2.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -77,8 +78,13 @@ static void print_help(void)
 	       "                     always printed, its time always wall-clock\n"
 	       "      --histogram    print a latency histogram per syscall\n"
 	       "      --no-findings  leave out the findings after the tables\n"
+	       "      --baseline[=N] run the command N times untraced first\n"
+	       "                     (default 3; stdin /dev/null, output\n"
+	       "                     discarded) and show its untraced wall,\n"
+	       "                     user, system and waiting time\n"
 	       "      --truth        run: first untraced and self-timed, then\n"
 	       "                     traced; show both times side by side\n"
+	       "                     (implies --baseline)\n"
 	       "  -h, --help         this help\n"
 	       "  -V, --version      print the version\n\n"
 	       "Classes for -e trace=:");
@@ -145,6 +151,7 @@ enum {
 	OPT_NO_PIN,
 	OPT_NO_FINDINGS,
 	OPT_HISTOGRAM,
+	OPT_BASELINE,
 };
 
 static const struct option long_options[] = {
@@ -156,6 +163,7 @@ static const struct option long_options[] = {
 	{ "save", required_argument, NULL, OPT_SAVE },
 	{ "raw-time", no_argument, NULL, REPORT_OPT_RAW_TIME },
 	{ "truth", no_argument, NULL, OPT_TRUTH },
+	{ "baseline", optional_argument, NULL, OPT_BASELINE },
 	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
 	{ "count-only", no_argument, NULL, OPT_COUNT_ONLY },
 	{ "no-pin", no_argument, NULL, OPT_NO_PIN },
@@ -168,6 +176,23 @@ static const struct option long_options[] = {
 static const char *bad_option(char **argv, int optidx)
 {
 	return optidx > 0 ? argv[optidx - 1] : "?";
+}
+
+/* --baseline (3 runs) or --baseline=N, N from 1 to the most kept. */
+static int parse_baseline(const char *arg)
+{
+	char *end;
+	long n;
+
+	if (!arg)
+		return BASELINE_DEFAULT_RUNS;
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || n < 1 || n > PROFILE_BASELINE_MAX)
+		usage_error("--baseline: expected a number of untraced runs "
+			    "from 1 to %d, got '%s'", PROFILE_BASELINE_MAX,
+			    arg);
+	return (int)n;
 }
 
 static void parse_option(struct cli_opts *o, int c, char **argv)
@@ -186,6 +211,9 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 		break;
 	case OPT_TRUTH:
 		o->truth = true;
+		break;
+	case OPT_BASELINE:
+		o->baseline = parse_baseline(optarg);
 		break;
 	case OPT_NO_SECCOMP:
 		o->no_seccomp = true;
@@ -228,6 +256,32 @@ static const struct cli_command *find_command(const char *word)
 	return NULL;
 }
 
+/*
+ * --truth needs a built-in workload (only they time their own calls);
+ * --baseline needs something to run traced once (a sweep measures every
+ * point untraced already).  Elsewhere they would be ignored: refused.
+ */
+static void check_applicable(struct cli_opts *o,
+			     const struct cli_command *cmd, const char *word)
+{
+	bool run = cmd && cmd->fn == cmd_run;
+
+	if (o->truth && !cmd)
+		usage_error("--truth: '%s' is not a built-in workload; only "
+			    "those time their own calls (iotrace --truth run "
+			    "WORKLOAD)", word);
+	if (o->truth && !run)
+		usage_error("--truth applies to 'run WORKLOAD', not to '%s'",
+			    word);
+	if (o->baseline && cmd && !run)
+		usage_error("--baseline applies to '-- COMMAND' and 'run "
+			    "WORKLOAD', not to '%s'%s", word,
+			    cmd->fn == cmd_sweep ? " (a sweep measures untraced"
+			    " runs already: --repeat N)" : "");
+	if (o->truth && !o->baseline)
+		o->baseline = BASELINE_DEFAULT_RUNS;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli_opts o = { .engine = tracer_engines[0],
@@ -246,6 +300,7 @@ int main(int argc, char **argv)
 	settle_options(&o);
 	dashdash = !strcmp(argv[optind - 1], "--");
 	cmd = dashdash ? NULL : find_command(argv[optind]);
+	check_applicable(&o, cmd, argv[optind]);
 	if (cmd)
 		return cmd->fn(&o, argc - optind, argv + optind);
 	return cmd_trace(&o, argc - optind, argv + optind);

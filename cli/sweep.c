@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * `iotrace sweep KEY=V1,V2,... (run WORKLOAD ARGS | -- CMD ARGS)`: the
- * block-size experiment in one command.  Each value is traced --repeat
- * times (median reported, spread shown) with KEY=value added to the
- * workload's arguments, or substituted for every {} in the command.
- * Prints one row per value (stdout, or -o FILE), optionally draws the
- * chart (--svg) and keeps every point's profile (--save-dir).
+ * block-size experiment in one command.  Each value (KEY=value added to
+ * the workload's arguments, or substituted for every {} in the command)
+ * runs --repeat times untraced, for the wall time, its spread and the
+ * throughput (median run), then once traced, for the calls and their
+ * times: tracing slows small calls far more than large ones, so traced
+ * walls would exaggerate every difference.  The command's output is
+ * hidden (--show-output sends it to stderr), so stdout holds the table
+ * alone.  Prints one row per value (stdout, or -o FILE), optionally
+ * draws the chart (--svg) and keeps every point's traced profile, with
+ * its untraced runs as its baseline (--save-dir).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "cli/cli.h"
 #include "workloads/workload.h"
@@ -21,7 +27,8 @@
 #define SWEEP_MAX_REPEAT 100
 
 struct sweep_opts {
-	int repeat;
+	int repeat;			/* untraced runs per point */
+	bool show_output;		/* the command's output, on stderr */
 	const char *svg;
 	const char *save_dir;
 	char *key;			/* "bs" */
@@ -36,6 +43,7 @@ static const struct option sweep_options[] = {
 	{ "repeat", required_argument, NULL, 'r' },
 	{ "svg", required_argument, NULL, 's' },
 	{ "save-dir", required_argument, NULL, 'd' },
+	{ "show-output", no_argument, NULL, 'O' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -64,7 +72,7 @@ static void parse_sweep_option(struct sweep_opts *so, int c, char **argv)
 	switch (c) {
 	case 'r':
 		n = strtol(optarg, &end, 10);
-		if (*end || n < 1 || n > SWEEP_MAX_REPEAT)
+		if (end == optarg || *end || n < 1 || n > SWEEP_MAX_REPEAT)
 			usage_error("--repeat: expected 1 to %d, got '%s'",
 				    SWEEP_MAX_REPEAT, optarg);
 		so->repeat = (int)n;
@@ -74,6 +82,9 @@ static void parse_sweep_option(struct sweep_opts *so, int c, char **argv)
 		break;
 	case 'd':
 		so->save_dir = optarg;
+		break;
+	case 'O':
+		so->show_output = true;
 		break;
 	case ':':
 		usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -222,66 +233,124 @@ static double value_x(const char *value)
 	return wl_parse_size(value, &n) == 0 ? (double)n : NAN;
 }
 
-static int cmp_wall(const void *a, const void *b)
-{
-	const struct profile *x = a, *y = b;
-
-	return x->wall_ns < y->wall_ns ? -1 : x->wall_ns > y->wall_ns;
-}
-
-static void progress(const struct sweep_opts *so, size_t i, int r)
+/* "iotrace: sweep bs=4K (2/4): traced run" on a terminal only. */
+static void progress(const struct sweep_opts *so, size_t i, const char *what)
 {
 	if (!isatty(STDERR_FILENO))
 		return;
-	fprintf(stderr, "\riotrace: sweep %s=%s (%zu/%zu), run %d/%d   ",
-		so->key, so->values[i], i + 1, so->nvalues, r + 1, so->repeat);
-	if (i + 1 == so->nvalues && r + 1 == so->repeat)
+	fprintf(stderr, "\riotrace: sweep %s=%s (%zu/%zu): %s\033[K",
+		so->key, so->values[i], i + 1, so->nvalues, what);
+}
+
+static void progress_done(void)
+{
+	if (isatty(STDERR_FILENO))
 		fputs("\r\033[K", stderr);
 }
 
+/* "exited 1" as the table's exit column has it: 128+N for a signal. */
+static int exit_code(int status)
+{
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+				     WEXITSTATUS(status);
+}
+
 /*
- * Traces one value --repeat times; the point is the run with the median
- * wall time (its profile is returned in median), with the spread of all.
+ * The untraced runs of a point into b, stopping at the first failure
+ * (said once, with the end of its stderr unless it was shown).  0, 1 for
+ * a failed run (its exit code in *status), or -1 with the error printed.
+ */
+static int untraced_runs(const struct sweep_opts *so, size_t i,
+			 const struct tracer_target *target,
+			 struct profile_baseline *b, int *status)
+{
+	struct baseline_failure fail;
+	char how[64];
+	int err;
+
+	progress(so, i, "untraced runs");
+	err = baseline_measure(target, so->repeat, so->show_output, b, &fail);
+	if (err == -EINTR || (err < 0 && tracer_pending_signal()))
+		return -1;
+	if (err < 0)
+		return error("sweep %s=%s: cannot run untraced: %s", so->key,
+			     so->values[i], strerror(-err));
+	if (err == 1) {
+		progress_done();
+		error("sweep %s=%s: untraced run %d %s: the point failed",
+		      so->key, so->values[i], fail.run,
+		      wait_status_text(how, sizeof(how), fail.status));
+		*status = exit_code(fail.status);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The traced run of a point into p, its output hidden like the untraced
+ * runs' (shown once if it fails and the untraced runs did not).  0, or
+ * -1 with the error printed and p released.
+ */
+static int traced_run(struct cli_opts *o, const struct sweep_opts *so,
+		      const struct tracer_target *target, int argc, char **argv,
+		      bool quiet_failure, struct profile *p)
+{
+	struct stdio_saved sv;
+	int err;
+
+	err = stdio_hide(&sv, so->show_output);
+	if (err < 0)
+		return error("sweep: cannot hide the command's output: %s",
+			     strerror(-err));
+	err = trace_collect(o, target, argc, argv, p);
+	stdio_restore(&sv, err == 0 && exit_status_of(p) &&
+			   !so->show_output && !quiet_failure);
+	if (err < 0)
+		profile_release(p);
+	return err;
+}
+
+/*
+ * One value: --repeat untraced runs (median wall, spread, throughput),
+ * then one traced run for the breakdown, whose profile (carrying the
+ * untraced runs as its baseline) is returned in traced.  A point whose
+ * untraced run fails is not repeated; it is still traced once, so its
+ * calls and findings say what went wrong.  0, or -1 when the sweep must
+ * stop (traced is then released).
  */
 static int run_point(struct cli_opts *o, const struct sweep_opts *so,
 		     const struct point_kind *kind, size_t i,
-		     struct sweep_point *pt, struct profile *median)
+		     struct sweep_point *pt, struct profile *traced)
 {
-	struct profile runs[SWEEP_MAX_REPEAT];
+	struct profile_baseline b;
 	struct tracer_target target;
-	int argc, r, n = 0, err = -1;
+	int argc, failed, status = 0, err = -1;
 	char **argv = point_argv(so, so->values[i], &argc);
 
 	if (!argv)
 		return error("out of memory");
-	for (r = 0; r < so->repeat; r++) {
-		progress(so, i, r);
-		if (kind->prepare(argc, argv, &target))
-			goto out_release;
-		err = trace_collect(o, &target, argc, argv, &runs[r]);
-		n = r + 1;
-		kind->release(&target);
-		if (err < 0)
-			goto out_release;
-	}
-	qsort(runs, (size_t)n, sizeof(runs[0]), cmp_wall);
+	if (kind->prepare(argc, argv, &target))
+		goto out_free;
+	failed = untraced_runs(so, i, &target, &b, &status);
+	if (failed < 0)
+		goto out_release;
+	progress(so, i, "traced run");
+	err = traced_run(o, so, &target, argc, argv, failed, traced);
+	if (err < 0)
+		goto out_release;
+	traced->baseline = b;
 	memset(pt, 0, sizeof(*pt));
 	snprintf(pt->value, sizeof(pt->value), "%s", so->values[i]);
 	pt->x = value_x(so->values[i]);
-	pt->runs = n;
-	sweep_point_from_profile(pt, &runs[n / 2]);
-	findings_text(pt->findings, sizeof(pt->findings), &runs[n / 2],
-		      &o->report);
-	pt->wall_min_ns = runs[0].wall_ns;
-	pt->wall_max_ns = runs[n - 1].wall_ns;
-	*median = runs[n / 2];
-	/* The caller owns the median now: the last run takes its slot. */
-	runs[n / 2] = runs[n - 1];
-	n--;
-	err = 0;
+	sweep_point_from_profile(pt, traced);
+	if (failed) {
+		pt->status = status;
+		pt->failed = true;
+	}
+	findings_text(pt->findings, sizeof(pt->findings), traced, &o->report);
 out_release:
-	while (n-- > 0)
-		profile_release(&runs[n]);
+	kind->release(&target);
+out_free:
 	free_argv(argv);
 	return err;
 }
@@ -344,7 +413,7 @@ int cmd_sweep(struct cli_opts *o, int argc, char **argv)
 	struct sweep_opts so = { .repeat = 3 };
 	struct sweep s = { .npoints = 0 };
 	struct outfile out = { 0 }, svg = { 0 };
-	struct profile median;
+	struct profile traced;
 	const struct point_kind *kind;
 	int err, status = 1;
 	size_t i;
@@ -359,6 +428,7 @@ int cmd_sweep(struct cli_opts *o, int argc, char **argv)
 		validate_points(&so);
 	kind = so.run ? &workload_kind : &exec_kind;
 	snprintf(s.key, sizeof(s.key), "%s", so.key);
+	s.repeat = so.repeat;
 	s.points = calloc(so.nvalues, sizeof(*s.points));
 	if (!s.points)
 		return error("out of memory"), 1;
@@ -369,13 +439,15 @@ int cmd_sweep(struct cli_opts *o, int argc, char **argv)
 		/* Ctrl-C: stop here, and print the points already measured. */
 		if (tracer_pending_signal())
 			break;
-		if (run_point(o, &so, kind, i, &s.points[i], &median) < 0)
+		if (run_point(o, &so, kind, i, &s.points[i], &traced) < 0)
 			break;
-		err = so.save_dir ? save_point(o, &so, so.values[i], &median) : 0;
-		profile_release(&median);
+		err = so.save_dir ?
+		      save_point(o, &so, so.values[i], &traced) : 0;
+		profile_release(&traced);
 		if (err < 0)
 			break;
 	}
+	progress_done();
 	if (s.npoints)
 		status = render_outputs(o, &so, &s, &out, &svg) < 0 ? 1 : 0;
 	if (s.npoints < so.nvalues) {

@@ -193,18 +193,26 @@ int trace_and_report(struct cli_opts *o, const struct tracer_target *target,
 		     int argc, char **argv,
 		     int (*before)(struct profile *p, void *arg), void *arg)
 {
+	struct profile_baseline baseline = { .runs = 0 };
 	struct outfile out, save;
 	struct profile p;
 	int status = 1;
 
 	if (open_outputs(o, &out, &save) < 0)
 		return 1;
+	/* --baseline: the untraced runs first, before calibration. */
+	status = o->baseline ? baseline_for_trace(o, target, argv, &baseline)
+			     : 0;
+	if (status)
+		goto out_abort;
+	status = 1;
 	if (trace_collect(o, target, argc, argv, &p) < 0 ||
 	    (before && before(&p, arg) < 0)) {
 		if (tracer_pending_signal())
 			status = 128 + tracer_pending_signal();
 		goto out_release;
 	}
+	p.baseline = baseline;
 	status = exit_status_of(&p);
 	if (write_outputs(o, &p, &out, &save) < 0 && !status)
 		status = 1;
@@ -213,6 +221,7 @@ int trace_and_report(struct cli_opts *o, const struct tracer_target *target,
 
 out_release:
 	profile_release(&p);
+out_abort:
 	outfile_abort(&out);
 	outfile_abort(&save);
 	return status;

@@ -137,4 +137,18 @@ test_expect_success PTRACE 'EIO mid-run: the bytes before it are counted' '
 	grep "^2+1 records out$" err && test $(wc -c <out) = 10000
 '
 
+test_expect_success PTRACE 'run dd with no keys ends: 1 MiB from /dev/zero' '
+	"$IOTRACE" -o table run dd 2>err &&
+	test $(table_calls read table) = 2048 &&
+	test $(table_calls write table) = 2049 &&
+	grep "^1048576 bytes" err &&
+	"$IOTRACE" -o table run dd bs=4K 2>err &&
+	test $(table_calls read table) = 256 && grep "^1048576 bytes" err
+'
+
+test_expect_success 'run dd --help says what the default copies' '
+	"$IOTRACE" run dd --help >help &&
+	grep "without if=, 1M worth" help
+'
+
 test_done

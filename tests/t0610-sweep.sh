@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# iotrace sweep: one traced run (or --repeat) per value, exact call
-# counts per point, the findings that differ, a well-formed SVG chart.
+# iotrace sweep: per value, --repeat untraced runs (wall, MB/s) and one
+# traced run (calls, times); exact call counts per point, the findings
+# that differ, a well-formed SVG chart; the command's output hidden, a
+# failing point marked and not repeated.
 . "$(dirname "$0")/lib.sh"
 
 # The "calls" column of a sweep table, value by value.
 sweep_rows() {
-	awk 'NR > 2 && /^\* best:/ { exit } NR > 2 { sub(/^\*/, " "); print }' "$1"
+	awk 'NR > 3 && /^\* best:/ { exit } NR > 3 { sub(/^\*/, " "); print }' "$1"
 }
 sweep_calls() {
 	sweep_rows "$1" | awk '{ print $1, $6 }'
@@ -15,7 +17,8 @@ sweep_calls() {
 test_expect_success PTRACE 'sweep -- CMD with {}: one row per value, exact calls' '
 	"$IOTRACE" sweep --repeat 1 bs=1,10,100 -- \
 		dd if=/dev/zero of=out bs={} count=50 >t.txt 2>/dev/null &&
-	grep "iotrace sweep of bs: 3 points, median of 1 run each" t.txt &&
+	grep "iotrace sweep of bs: 3 points, each 1 untraced run (median) and 1 traced run" t.txt &&
+	grep -E "^ +untraced \(median of 1\) -+ traced \(1 run\) -+$" t.txt &&
 	sweep_calls t.txt >actual &&
 	printf "1 53\n10 53\n100 53\n" >expect &&
 	test_cmp expect actual
@@ -41,7 +44,7 @@ test_expect_success PTRACE 'sweep run: bad workload arguments stop before any ru
 
 test_expect_success PTRACE 'sweep: {} replaced in every word; repeats counted' '
 	"$IOTRACE" sweep --repeat 2 n=3,7 -- sh -c "head -c {} /dev/zero | cat >/dev/null" >t.txt 2>/dev/null &&
-	grep "median of 2 runs each" t.txt &&
+	grep "each 2 untraced runs (median)" t.txt &&
 	test $(sweep_rows t.txt | wc -l) = 2
 '
 
@@ -107,6 +110,82 @@ test_expect_success 'sweep: bad input runs nothing' '
 	"$IOTRACE" sweep --repeat x bs=1 -- touch marker{} 2>err;
 	test $? = 2 && ! test -e marker1 &&
 	test $(wc -l <err) = 1 && grep "repeat" err
+'
+
+# The column of a row: sweep_col VALUE N FILE.
+sweep_col() {
+	sweep_rows "$3" | awk -v v="$1" -v n="$2" '$1 == v { print $n }'
+}
+
+test_expect_success PTRACE 'sweep: --repeat N untraced runs and one traced run per point' '
+	"$IOTRACE" sweep --repeat 3 n=1,2 -- sh -c "echo {} >>runs" \
+		>t.txt 2>/dev/null &&
+	test $(grep -c "^1$" runs) = 4 && test $(grep -c "^2$" runs) = 4 &&
+	test "$(sweep_col 1 2 t.txt)" != "-" &&
+	sweep_col 1 2 t.txt | grep -E "^[0-9]+\.[0-9]{3}$"
+'
+
+test_expect_success PTRACE 'sweep: the table never lands in the command'"'"'s stdout' '
+	"$IOTRACE" sweep --repeat 2 n=1,2 -- \
+		sh -c "echo OUT{}; echo ERR{} >&2" >table.out 2>err &&
+	grep "iotrace sweep of n" table.out && ! grep OUT table.out &&
+	! grep -E "OUT|ERR" err
+'
+
+test_expect_success PTRACE 'sweep --show-output: the command'"'"'s output on stderr' '
+	"$IOTRACE" sweep --show-output --repeat 2 n=7 -- \
+		sh -c "echo OUT{}; echo ERR{} >&2" >table.out 2>err &&
+	! grep OUT table.out && test $(grep -c OUT7 err) = 3 &&
+	test $(grep -c ERR7 err) = 3
+'
+
+test_expect_success PTRACE 'sweep: stdin of every run is /dev/null' '
+	echo typed | "$IOTRACE" sweep --repeat 2 n=1 -- \
+		sh -c "cat >>got; echo end{} >>got" >t.txt 2>/dev/null &&
+	printf "end1\nend1\nend1\n" >expect && test_cmp expect got
+'
+
+test_expect_success PTRACE 'sweep: a failing point reads failed, is not repeated, its stderr shown once' '
+	"$IOTRACE" sweep --repeat 3 n=0,3 -- \
+		sh -c "echo run{} >>fruns; echo oops{} >&2; exit {}" >t.txt 2>err &&
+	test $(grep -c "^run0$" fruns) = 4 && test $(grep -c "^run3$" fruns) = 2 &&
+	test "$(sweep_col 3 4 t.txt)" = failed &&
+	test "$(sweep_col 3 2 t.txt)" = - &&
+	test "$(sweep_rows t.txt | awk "\$1 == 3 { print \$NF }")" = 3 &&
+	sweep_rows t.txt | grep -E "^ +0 " && ! grep "^\* +3 " t.txt &&
+	test $(grep -c oops3 err) = 1 && ! grep oops0 err &&
+	grep "iotrace: sweep n=3: untraced run 1 exited 3: the point failed" err
+'
+
+test_expect_success PTRACE 'sweep: a point killed by a signal says so' '
+	"$IOTRACE" sweep --repeat 2 n=1 -- \
+		sh -c "kill -SEGV \$\$ # {}" >t.txt 2>err &&
+	grep "untraced run 1 killed by SIGSEGV" err &&
+	test "$(sweep_col 1 4 t.txt)" = failed
+'
+
+test_expect_success PTRACE 'sweep --count-only: "-" where nothing was timed, never 0.0' '
+	"$IOTRACE" --count-only sweep --repeat 1 buf=0,64 \
+		run bufwrite total=1000 unit=1 of=out >t.txt 2>/dev/null &&
+	sweep_rows t.txt | awk "{ print \$1, \$4, \$7, \$8, \$9 }" >actual &&
+	printf "0 - - - -\n64 - - - -\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success PTRACE 'sweep --save-dir: a point keeps its untraced runs as its baseline' '
+	"$IOTRACE" sweep --repeat 1 --save-dir pts mode=splice \
+		run splice size=1M of=out >t.txt 2>/dev/null &&
+	"$IOTRACE" --format=json report pts/mode=splice.json >p.json &&
+	test "$(sweep_col splice 5 t.txt)" = splice &&
+	grep "\"baseline\": {" p.json && grep "\"runs\": 1," p.json
+'
+
+test_expect_success PTRACE 'sweep: a later repeat that cannot start fails the point, no crash' '
+	printf "#!/bin/sh\nrm -f \"\$0\"\n" >gone-1 && chmod +x gone-1 &&
+	"$IOTRACE" sweep --repeat 3 n=1 -- ./gone-{} >t.txt 2>err &&
+	grep "sweep n=1: untraced run 2 exited 127: the point failed" err &&
+	test "$(sweep_col 1 4 t.txt)" = failed &&
+	grep "^\* best: none, every point failed$" t.txt
 '
 
 test_done

@@ -2,7 +2,9 @@
 /*
  * dd: GNU dd's copy loop for the keys the seeds used (if, of, bs, count,
  * skip, seek, iflag, oflag, conv, status) plus size=, which sets count to
- * ceil(size/bs) so a sweep over block sizes moves the same bytes.  Each
+ * ceil(size/bs) so a sweep over block sizes moves the same bytes.
+ * Without if=, count= or size=, it copies 1 MiB: the default input,
+ * /dev/zero, has no end, and `iotrace run dd` must finish.  Each
  * read of bs bytes is followed by one write of what was read, as dd does
  * with bs=.  The buffer is aligned for O_DIRECT; when the kernel still
  * refuses a size with EINVAL, dd stops and says which size, which
@@ -22,6 +24,8 @@
 
 #define DD(field) offsetof(struct workload_args, u.dd.field)
 #define GIB (1ull << 30)
+/* What `run dd` copies from its default input, which never ends. */
+#define DEFAULT_SIZE (1ull << 20)
 
 static const struct wl_word dd_flags[] = {
 	{ "direct", DDF_DIRECT }, { "sync", DDF_SYNC },
@@ -47,7 +51,8 @@ static const struct wl_key dd_keys[] = {
 	{ "bs", WK_SIZE, DD(bs), GIB, NULL,
 	  "bytes per read and per write (default 512, at most 1G)" },
 	{ "count", WK_SIZE0, DD(count), 0, NULL,
-	  "copy this many blocks (default: until end of input)" },
+	  "copy this many blocks (default: until end of input;\n"
+	  "             without if=, 1M worth: /dev/zero has no end)" },
 	{ "size", WK_SIZE, DD(size), 0, NULL,
 	  "copy this many bytes: count=ceil(size/bs)" },
 	{ "skip", WK_SIZE0, DD(skip), 0, NULL, "skip blocks of input first" },
@@ -101,7 +106,10 @@ static int dd_parse(struct workload_args *a, int argc, char **argv)
 		return err;
 	if (wl_given(a, "size") && wl_given(a, "count"))
 		return wl_bad(a, "size", "give count= or size=, not both");
-	if (wl_given(a, "size"))
+	if (!wl_given(a, "size") && !wl_given(a, "count") &&
+	    !wl_given(a, "if"))
+		d->size = DEFAULT_SIZE;
+	if (d->size)
 		d->count = d->size / d->bs + (d->size % d->bs != 0);
 	err = wl_check_readable(a, "if", d->in, to_open_flags(d->iflag));
 	if (err < 0)

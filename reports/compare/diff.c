@@ -266,6 +266,63 @@ static uint64_t uncertainty(const struct diff *d, const struct profile *p,
 	return t->timed * e.resolution_ns;
 }
 
+/* The row whose calls changed most (ties: by name order); NULL: none. */
+static const struct diff_row *top_by_calls(const struct diff *d)
+{
+	const struct diff_row *top = NULL;
+	size_t i;
+
+	for (i = 0; i < d->nrows; i++)
+		if (magnitude(d_calls(d, &d->rows[i])) &&
+		    (!top || magnitude(d_calls(d, &d->rows[i])) >
+				     magnitude(d_calls(d, top))))
+			top = &d->rows[i];
+	return top;
+}
+
+/* "83.5x fewer", "12.0% more", "as many": how_much for counts. */
+static void how_many(char *buf, size_t size, uint64_t a, uint64_t b)
+{
+	double big = (double)(a > b ? a : b), small = (double)(a > b ? b : a);
+	const char *dir = b > a ? "more" : "fewer";
+
+	if (a == b)
+		snprintf(buf, size, "as many");
+	else if (!small)
+		snprintf(buf, size, "%s", dir);
+	else if (big / small >= 2)
+		snprintf(buf, size, "%.1fx %s", big / small, dir);
+	else
+		snprintf(buf, size, "%.1f%% %s", 100 * (big - small) / small,
+			 dir);
+}
+
+/*
+ * A run with nothing timed (--count-only) has no time to compare: the
+ * headline compares calls and says which side was not timed ("-"),
+ * never "0.0 us" as if measured.  False when both runs were timed.
+ */
+static bool untimed_headline(const struct diff *d, char *buf, size_t size)
+{
+	const struct diff_row *top = top_by_calls(d);
+	uint64_t a = d->tbase.calls, b = d->tnew.calls;
+	char many[32], ca[32], cb[32], why[128] = "";
+	const char *which;
+
+	if (d->tbase.timed && d->tnew.timed)
+		return false;
+	which = !d->tbase.timed && !d->tnew.timed ? "both runs were" :
+		!d->tbase.timed ? "BASE was" : "NEW was";
+	how_many(many, sizeof(many), a, b);
+	if (top)
+		explain(why, sizeof(why), d, top);
+	snprintf(buf, size, "NEW makes %s syscalls (%s -> %s)%s; time in "
+		 "syscalls: - (%s counted only, not timed)", many,
+		 fmt_thousands(ca, sizeof(ca), a),
+		 fmt_thousands(cb, sizeof(cb), b), why, which);
+	return true;
+}
+
 void diff_headline(const struct diff *d, char *buf, size_t size)
 {
 	uint64_t a = totals_time(&d->tbase, d->o);
@@ -275,6 +332,8 @@ void diff_headline(const struct diff *d, char *buf, size_t size)
 	const struct diff_row *top = diff_top(d);
 	char much[32], times[48], why[160] = "";
 
+	if (untimed_headline(d, buf, size))
+		return;
 	how_much(much, sizeof(much), a, b);
 	two_times(times, sizeof(times), a, b);
 	if (top && (d_time(d, top) || d_calls(d, top)))

@@ -56,4 +56,9 @@ int load_breakdowns(struct jload *j, struct profile *p, json_t *doc);
 json_t *untraced_to_json(const struct profile *p);
 int load_untraced(struct jload *j, struct profile *p, json_t *doc);
 
+/* --- what --baseline measured untraced (json-baseline.c) --- */
+json_t *baseline_to_json(const struct profile *p);
+/* Optional: absent or null is no baseline. */
+int load_baseline(struct jload *j, struct profile *p, json_t *doc);
+
 #endif

@@ -255,6 +255,7 @@ json_t *profile_to_json(const struct profile *p)
 	err |= set(o, "truth", truth_object(&p->truth));
 	if (p->cost.known)
 		err |= set(o, "untraced", untraced_to_json(p));
+	err |= set(o, "baseline", baseline_to_json(p));
 	if (err) {
 		json_decref(o);
 		return NULL;

@@ -85,6 +85,20 @@ struct profile_truth {
 };
 
 /*
+ * --baseline: the same command run untraced N times before the traced
+ * run (cli/baseline.c), measured as time(1) does: wall clock from fork to
+ * reap, user and system CPU from wait4's rusage (the run's whole tree).
+ */
+#define PROFILE_BASELINE_MAX 100	/* most untraced runs */
+
+struct profile_baseline {
+	uint32_t runs;		/* untraced runs; 0: no baseline */
+	uint64_t wall_ns;		/* wall of the median run */
+	uint64_t wall_min_ns, wall_max_ns;	/* spread over the runs */
+	uint64_t user_ns, sys_ns;	/* CPU of the median run */
+};
+
+/*
  * Breakdowns (breakdown.c): a syscall row broken down by a further key,
  * a dimension.  Files are the first dimension; call sites and engines
  * come next.  A dimension is a key type, struct profile_dim (how to
@@ -271,6 +285,7 @@ struct profile {
 	struct profile_cost cost;	/* untraced.c's ingredients */
 	struct profile_exit exit;
 	struct profile_truth truth;	/* truth.nrows == 0: none */
+	struct profile_baseline baseline;	/* baseline.runs == 0: none */
 	const char *source;	/* "iotrace", or "strace" for text tables */
 	/* Rows broken down per file ... (breakdown.c), as profile_dims[] */
 	struct profile_breakdown breakdowns[PROFILE_DIMS_MAX];

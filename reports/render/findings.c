@@ -91,9 +91,16 @@ static double pct(uint64_t part, uint64_t whole)
 static void print_share_of_run(FILE *f, const struct profile *p,
 			       uint64_t ns)
 {
+	const struct profile_baseline *b = &p->baseline;
 	struct profile_estimate e;
 
 	profile_untraced(p, &e);
+	if (b->runs && b->wall_ns) {
+		/* Measured untraced: what was not user CPU. */
+		fprintf(f, " (untraced, %.0f%% of the run was outside user "
+			"space)", 100.0 - pct(b->user_ns, b->wall_ns));
+		return;
+	}
 	if (!e.known) {
 		if (p->wall_ns)
 			fprintf(f, " took %.0f%% of wall time",
@@ -463,6 +470,7 @@ out_free:
 static int outside_syscalls(FILE *f, const struct profile *p,
 			    const struct report_opts *o, double threshold)
 {
+	const struct profile_baseline *b = &p->baseline;
 	struct profile_estimate e;
 	struct profile_totals t;
 	double outside;
@@ -472,6 +480,16 @@ static int outside_syscalls(FILE *f, const struct profile *p,
 	if (!p->exit.known || p->wall_ns < OUTSIDE_MIN_WALL_NS ||
 	    t.timed != t.calls || totals_time(&t, o) > p->wall_ns)
 		return 0;
+	if (b->runs) {
+		/* Measured: the untraced runs' user CPU over their wall. */
+		outside = pct(b->user_ns, b->wall_ns);
+		if (outside < threshold)
+			return 0;
+		fprintf(f, "- %.0f%% of the untraced run (--baseline) was user "
+			"CPU: the time is in the program's own code, not in "
+			"syscalls.\n", outside);
+		return 1;
+	}
 	if (!e.known) {
 		outside = 100.0 - pct(totals_time(&t, o), p->wall_ns);
 		if (outside < threshold)
@@ -507,14 +525,15 @@ static int tracing_dominates(FILE *f, const struct profile *p,
 		return 0;
 	fprintf(f, "- tracing dominates this run: %s stops added %.0f-%.0f%% "
 		"of the %.3f s traced wall, so how the program's own time "
-		"splits between syscalls and user space %s; `--baseline` "
-		"measures the untraced run.\n",
+		"splits between syscalls and user space %s; %s.\n",
 		fmt_thousands(stops, sizeof(stops), p->stops),
 		pct(e.added_lo_ns, p->wall_ns),
 		pct(e.added_hi_ns < p->wall_ns ? e.added_hi_ns : p->wall_ns,
 		    p->wall_ns), (double)p->wall_ns / 1e9,
 		e.resolved ? "is only an estimate" :
-		"cannot be read from it");
+		"cannot be read from it", p->baseline.runs ?
+		"go by the untraced runs of --baseline above" :
+		"`--baseline` measures the untraced run");
 	return 1;
 }
 

@@ -61,6 +61,24 @@ void truth_render(FILE *f, const struct profile *p,
 /* The line above the table that ties it to the wall clock. */
 void table_render_header(FILE *f, const struct profile *p,
 			 const struct report_opts *o);
+/*
+ * The --baseline lines under it (baseline.c): the untraced wall split
+ * like time(1), and the share of it in syscalls; nothing without one.
+ */
+void baseline_render_header(FILE *f, const struct profile *p,
+			    const struct report_opts *o);
+/*
+ * Time in syscalls (as o wants it, waiting calls left out) over the
+ * untraced wall of the baseline: may pass 1.  -1 when there is no
+ * baseline or nothing timed.
+ */
+double baseline_share(const struct profile *p, const struct report_opts *o);
+/*
+ * (wall - user) / wall of the baseline's median run: the share outside
+ * user space (system CPU and waiting).  -1 without a baseline, or when
+ * CPU exceeds the wall (tasks in parallel).
+ */
+double baseline_outside_user(const struct profile_baseline *b);
 /* CSV; JSON is the saved document (profile_save_json). */
 int csv_render(FILE *f, const struct profile *p, const struct report_opts *o);
 /* CSV of every dimension's sub-rows, a "dimension" column first. */
@@ -99,27 +117,47 @@ const char *fmt_thousands(char *buf, size_t size, uint64_t n);
 struct sweep_point {
 	char value[32];		/* as written: "4K" */
 	double x;		/* numeric value for the chart; NAN: none */
-	int runs;		/* repeats behind the medians */
+	/* Untraced (the profile's baseline), or the traced run's own. */
+	int runs;		/* untraced runs behind wall; 0: traced wall */
 	uint64_t wall_ns;	/* median over runs */
 	uint64_t wall_min_ns, wall_max_ns;	/* spread over runs */
-	uint64_t syscall_ns;	/* time in syscalls, the median run */
-	uint64_t calls;		/* all syscalls, the median run */
+	/* The traced run: what it called, and how long the calls took. */
+	bool timed;		/* some calls were timed (not count-only) */
+	uint64_t syscall_ns;	/* time in syscalls (timed calls) */
+	uint64_t calls;		/* all syscalls */
 	char dominant[PROFILE_ROW_LABEL_MAX]; /* data call with most time */
 	uint64_t dominant_calls;
+	uint64_t dominant_timed;	/* of its calls, those with a time */
 	uint64_t dominant_ns;
-	uint64_t bytes;		/* bytes moved by the dominant syscall */
-	int status;		/* exit status of the median run */
+	uint64_t bytes;		/* bytes that reached the destination */
+	int status;		/* first failure's exit status, or 0 */
+	bool failed;		/* a run did not exit 0: no throughput */
 	char findings[512];	/* findings of this point only, "; "-joined */
 };
 
 struct sweep {
 	char key[32];		/* "bs" */
+	int repeat;		/* untraced runs per point (--repeat) */
 	size_t npoints;
 	struct sweep_point *points;
 };
 
+/*
+ * A point from the profile of its traced run: wall figures from its
+ * baseline (the untraced runs) when it has one, the rest from the run.
+ */
 void sweep_point_from_profile(struct sweep_point *pt, const struct profile *p);
+/*
+ * Bytes that reached their destination: what the run's data calls
+ * moved in from outside and out to outside, the larger of the two, so a
+ * pipe between traced tasks, or the pipe in the middle of a splice
+ * copy, counts once.  From the per-file rows; without any, the bytes of
+ * the data syscall that took the most time.
+ */
+uint64_t sweep_bytes_delivered(const struct profile *p);
+/* MB/s over the (untraced) wall; < 0 for a failed point or no wall. */
 double sweep_point_mbps(const struct sweep_point *pt);
+/* The best point by untraced figures; npoints when every one failed. */
 size_t sweep_best(const struct sweep *s);
 int sweep_table_render(FILE *f, const struct sweep *s);
 /* A standalone SVG chart: throughput and calls against the value. */

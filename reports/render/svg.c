@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The sweep chart as a standalone SVG: throughput (MB/s, left axis,
- * linear) and the dominant syscall's call count (right axis, log) against
- * the swept value (log axis when every value is a number, evenly spaced
- * otherwise).  Plain SVG 1.1 with no script or external reference, so any
- * browser or xmllint takes it.
+ * The sweep chart as a standalone SVG: throughput of the untraced runs
+ * (MB/s, left axis, linear; a failed point has none and is labelled) and
+ * the traced run's call count of the dominant syscall (a second axis on
+ * the right, log) against the swept value (log axis when every value is
+ * a number, evenly spaced otherwise).  Plain SVG 1.1 with no script or
+ * external reference, so any browser or xmllint takes it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -115,12 +116,31 @@ static void axes(FILE *f, const struct chart *c)
 			"</text>\n", LEFT + PW + 6,
 			py_calls(c, (uint64_t)pow(10, k)) + 4, k);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#1f5fa8\" transform=\""
-		"rotate(-90 %d %d)\" text-anchor=\"middle\">MB/s (wall)"
-		"</text>\n", 20, TOP + PH / 2, 20, TOP + PH / 2);
+		"rotate(-90 %d %d)\" text-anchor=\"middle\">MB/s (untraced "
+		"wall)</text>\n", 20, TOP + PH / 2, 20, TOP + PH / 2);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#c0392b\" transform=\""
 		"rotate(90 %d %d)\" text-anchor=\"middle\">calls of the dominant "
-		"syscall (log)</text>\n", W - 20, TOP + PH / 2, W - 20,
+		"syscall (traced, log)</text>\n", W - 20, TOP + PH / 2, W - 20,
 		TOP + PH / 2);
+}
+
+/*
+ * A failed point has no throughput, nor has one whose bytes are not
+ * known (count-only runs see no returns): the MB/s line skips them.
+ */
+static bool plotted(const struct chart *c, size_t i, bool calls)
+{
+	const struct sweep_point *pt = &c->s->points[i];
+
+	return calls || (pt->bytes && sweep_point_mbps(pt) >= 0);
+}
+
+static double py(const struct chart *c, size_t i, bool calls)
+{
+	const struct sweep_point *pt = &c->s->points[i];
+
+	return calls ? py_calls(c, pt->dominant_calls) :
+		       py_mbps(c, sweep_point_mbps(pt));
 }
 
 static void series(FILE *f, const struct chart *c, bool calls,
@@ -132,16 +152,14 @@ static void series(FILE *f, const struct chart *c, bool calls,
 	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
 		"points=\"", color);
 	for (i = 0; i < s->npoints; i++)
-		fprintf(f, "%.1f,%.1f ", px(c, i),
-			calls ? py_calls(c, s->points[i].dominant_calls) :
-				py_mbps(c, sweep_point_mbps(&s->points[i])));
+		if (plotted(c, i, calls))
+			fprintf(f, "%.1f,%.1f ", px(c, i), py(c, i, calls));
 	fputs("\"/>\n", f);
 	for (i = 0; i < s->npoints; i++)
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n",
-			px(c, i),
-			calls ? py_calls(c, s->points[i].dominant_calls) :
-				py_mbps(c, sweep_point_mbps(&s->points[i])),
-			color);
+		if (plotted(c, i, calls))
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+				"fill=\"%s\"/>\n", px(c, i), py(c, i, calls),
+				color);
 }
 
 static void labels(FILE *f, const struct chart *c)
@@ -159,9 +177,30 @@ static void labels(FILE *f, const struct chart *c)
 		TOP + PH + 42);
 	put_escaped(f, s->key);
 	fprintf(f, "%s</text>\n", c->logx ? " (log scale)" : "");
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-		"font-weight=\"bold\">best</text>\n", px(c, best),
-		py_mbps(c, sweep_point_mbps(&s->points[best])) - 10);
+	for (i = 0; i < s->npoints; i++)
+		if (s->points[i].failed)
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" "
+				"text-anchor=\"middle\" fill=\"#c0392b\">"
+				"failed</text>\n", px(c, i), TOP + PH - 6);
+	if (best < s->npoints)
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" "
+			"text-anchor=\"middle\" font-weight=\"bold\">best"
+			"</text>\n", px(c, best),
+			plotted(c, best, false) ? py(c, best, false) - 10 :
+						  (double)TOP + 16);
+}
+
+/* Said in the chart when no point has a throughput to draw. */
+static void no_throughput(FILE *f, const struct chart *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->s->npoints; i++)
+		if (plotted(c, i, false))
+			return;
+	fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#1f5fa8\">no "
+		"throughput: bytes not known (count-only run) or every "
+		"point failed</text>\n", LEFT + 10, TOP + 34);
 }
 
 int svg_render(FILE *f, const struct sweep *s)
@@ -180,11 +219,13 @@ int svg_render(FILE *f, const struct sweep *s)
 	fprintf(f, "<text x=\"%d\" y=\"28\" font-size=\"16\">iotrace sweep of ",
 		LEFT);
 	put_escaped(f, s->key);
-	fputs(": throughput (blue) and calls (red)</text>\n", f);
+	fputs(": throughput untraced (blue), calls traced (red)</text>\n",
+	      f);
 	axes(f, &c);
 	series(f, &c, false, "#1f5fa8");
 	series(f, &c, true, "#c0392b");
 	labels(f, &c);
+	no_throughput(f, &c);
 	fputs("</svg>\n", f);
 	return ferror(f) ? -1 : 0;
 }

@@ -1,38 +1,109 @@
 // SPDX-License-Identifier: MIT
 /*
- * The sweep table: one row per swept value with the medians of its runs,
- * the spread of wall times, and the best point marked; then the findings
- * that hold for some points and not others (those that hold everywhere do
- * not explain a difference).
+ * The sweep table: one row per swept value.  Two groups of columns, and
+ * the heads say which is which: wall, spread and MB/s from the untraced
+ * runs (median of --repeat), the dominant syscall, its calls and the
+ * times from the one traced run.  The best point (by the untraced
+ * figures) is marked; a failed point reads "failed" and is never best.
+ * Then the findings that hold for some points and not others (those
+ * that hold everywhere do not explain a difference).
  */
 #include <string.h>
 #include "reports/render/render.h"
 
+/* "untraced (median of 3 runs) -----": a group's label over its width. */
+static void print_group(FILE *f, const char *label, int width)
+{
+	int n = fprintf(f, "%s ", label);
+
+	for (; n < width; n++)
+		fputc('-', f);
+}
+
 static void print_header(FILE *f, const struct sweep *s)
 {
-	fprintf(f, "iotrace sweep of %s: %zu points, median of %d run%s each\n",
-		s->key, s->npoints, s->points[0].runs,
-		s->points[0].runs == 1 ? "" : "s");
+	char label[64];
+
+	fprintf(f, "iotrace sweep of %s: %zu points, each %d untraced run%s "
+		"(median) and 1 traced run\n", s->key, s->npoints, s->repeat,
+		s->repeat == 1 ? "" : "s");
+	snprintf(label, sizeof(label), "untraced (median of %d)", s->repeat);
+	fprintf(f, "  %10s ", "");
+	print_group(f, label, 28);
+	fputc(' ', f);
+	print_group(f, "traced (1 run)", 65);
+	fputc('\n', f);
 	fprintf(f, "  %10s %9s %8s %9s %-15s %10s %10s %10s %6s %6s\n", s->key,
 		"wall s", "spread", "MB/s", "syscall", "calls", "syscall s",
 		"usecs/call", "%wall", "exit");
 }
 
-static void print_point(FILE *f, const struct sweep_point *pt, bool best)
+/*
+ * The untraced cells: "-" where there is no wall, "failed" for MB/s.
+ * Bytes come from the traced run's returns, so a count-only run, which
+ * sees no returns, has a wall but no MB/s.
+ */
+static void print_untraced(FILE *f, const struct sweep_point *pt)
 {
-	double wall = (double)pt->wall_ns / 1e9;
 	double spread = (double)(pt->wall_max_ns - pt->wall_min_ns) / 1e9;
 
-	fprintf(f, "%c %10s %9.3f %8.3f %9.1f %-15s %10llu %10.6f %10.3f "
-		"%5.1f%% %6d\n", best ? '*' : ' ', pt->value, wall, spread,
-		sweep_point_mbps(pt), pt->dominant[0] ? pt->dominant : "-",
-		(unsigned long long)pt->dominant_calls,
-		(double)pt->syscall_ns / 1e9,
-		pt->dominant_calls ? (double)pt->dominant_ns /
-				     (double)pt->dominant_calls / 1e3 : 0.0,
-		pt->wall_ns ? 100.0 * (double)pt->syscall_ns /
-				      (double)pt->wall_ns : 0.0,
-		pt->status);
+	if (pt->failed || !pt->wall_ns) {
+		fprintf(f, " %9s %8s %9s", "-", "-",
+			pt->failed ? "failed" : "-");
+		return;
+	}
+	fprintf(f, " %9.3f %8.3f", (double)pt->wall_ns / 1e9, spread);
+	/* No bytes: nothing moved, or nothing known (count-only). */
+	if (pt->bytes)
+		fprintf(f, " %9.1f", sweep_point_mbps(pt));
+	else
+		fprintf(f, " %9s", "-");
+}
+
+/* The traced cells: "-" for times nothing measured (count-only). */
+static void print_traced(FILE *f, const struct sweep_point *pt)
+{
+	char secs[32] = "-", per[32] = "-", share[32] = "-";
+
+	if (pt->timed)
+		snprintf(secs, sizeof(secs), "%.6f",
+			 (double)pt->syscall_ns / 1e9);
+	if (pt->dominant_timed)
+		snprintf(per, sizeof(per), "%.3f", (double)pt->dominant_ns /
+			 (double)pt->dominant_timed / 1e3);
+	if (pt->timed && pt->wall_ns && !pt->failed) {
+		double pct = 100.0 * (double)pt->syscall_ns /
+			     (double)pt->wall_ns;
+
+		if (pct > 100.0)
+			snprintf(share, sizeof(share), ">100%%");
+		else
+			snprintf(share, sizeof(share), "%.1f%%", pct);
+	}
+	fprintf(f, " %-15s %10llu %10s %10s %6s",
+		pt->dominant[0] ? pt->dominant : "-",
+		(unsigned long long)pt->dominant_calls, secs, per, share);
+}
+
+static void print_point(FILE *f, const struct sweep_point *pt, bool best)
+{
+	fprintf(f, "%c %10s", best ? '*' : ' ', pt->value);
+	print_untraced(f, pt);
+	print_traced(f, pt);
+	fprintf(f, " %6d\n", pt->status);
+}
+
+static void print_notes(FILE *f, const struct sweep *s, size_t best)
+{
+	if (best == s->npoints)
+		fputs("* best: none, every point failed\n", f);
+	else
+		fprintf(f, "* best: %s\n", s->points[best].bytes ?
+			"highest throughput (bytes that reached the "
+			"destination / untraced wall)" :
+			"shortest untraced wall time");
+	fputs("%wall: time in syscalls of the traced run / the untraced "
+	      "wall; -: not timed\n", f);
 }
 
 /* Whether finding line (one of a point's, "; "-joined) holds everywhere. */
@@ -79,9 +150,7 @@ int sweep_table_render(FILE *f, const struct sweep *s)
 	print_header(f, s);
 	for (i = 0; i < s->npoints; i++)
 		print_point(f, &s->points[i], i == best);
-	fprintf(f, "* best: %s\n", s->points[best].bytes ?
-		"highest throughput (bytes of the dominant syscall / wall)" :
-		"shortest wall time");
+	print_notes(f, s, best);
 	print_differing(f, s);
 	return ferror(f) ? -1 : 0;
 }

@@ -112,7 +112,8 @@ static void print_untraced(FILE *f, const struct profile *p)
 	char a[32], b[32], c[32], d[32], stops[32];
 
 	profile_untraced(p, &e);
-	if (!e.known)
+	/* A measured untraced wall (--baseline) says it better. */
+	if (!e.known || p->baseline.runs)
 		return;
 	secs(b, sizeof(b), e.wall_lo_ns);
 	secs(c, sizeof(c), e.wall_hi_ns);
@@ -289,6 +290,7 @@ int table_render(FILE *f, const struct profile *p, const struct report_opts *o)
 		return -1;
 	profile_totals(p, &t);
 	table_render_header(f, p, o);
+	baseline_render_header(f, p, o);
 	print_headers(f);
 	print_rule(f);
 	for (i = 0; i < p->nrows; i++)

@@ -90,6 +90,10 @@ static void sample(struct profile *p)
 	p->truth.rows[0].calls = 1000;
 	p->truth.rows[0].total_ns = 2000000;
 	p->truth.rows[0].median_ns = 1900;
+	p->baseline = (struct profile_baseline){
+		.runs = 3, .wall_ns = 5000000, .wall_min_ns = 4900000,
+		.wall_max_ns = 5300000, .user_ns = 1000000, .sys_ns = 3000000,
+	};
 	sample_files(p);
 }
 
@@ -146,6 +150,12 @@ static void test_round_trip(void)
 	is_int(q.argc, 3, "command line");
 	is_str(q.argv[2], "of=a \"b\"\n", "quotes and newlines survive");
 	is_int(q.truth.rows[0].median_ns, 1900, "truth");
+	ok(!memcmp(&q.baseline, &p.baseline, sizeof(p.baseline)),
+	   "the baseline is back");
+	ok(strstr(t1, "untraced (--baseline, median of 3 runs): 5.000 ms "
+		  "wall (4.900..5.300) = 1.000 ms user + 3.000 ms system + "
+		  "1.000 ms waiting (80.0% outside user space)\n"),
+	   "the table shows the baseline");
 	is_str(q.kernel, p.kernel, "kernel release");
 	free(j1);
 	free(j2);
@@ -236,7 +246,7 @@ static void test_files_round_trip(void)
 static void test_older_file(void)
 {
 	static const char *const newer[] = { "engine", "calibrated", "files",
-					     "ios" };
+					     "ios", "baseline" };
 	struct load_error e = { 0, "" };
 	struct profile p, q;
 	char *j1, *old;
@@ -253,8 +263,8 @@ static void test_older_file(void)
 	is_int(profile_from_json(&q, old, strlen(old), &e), 0,
 	       "an older iotrace/1 file loads (%s)", e.msg);
 	ok(!q.engine[0] && !q.calibrated && !profile_files(&q)->nkeys &&
-	   !profile_files(&q)->nsubs,
-	   "without engine, calibration, files or io rows");
+	   !profile_files(&q)->nsubs && !q.baseline.runs,
+	   "without engine, calibration, files, io rows or baseline");
 	is_int(q.nrows, p.nrows, "its syscalls are all there");
 	json_decref(doc);
 	free(old);
@@ -380,6 +390,13 @@ static const struct {
 	{ "more EINVAL than errors", "\"einval\": 2", "\"einval\": 3",
 	  "\"syscall\": \"pwrite64\"", -3,
 	  "ios[1]: more EINVAL errors than errors" },
+	{ "no baseline runs", "\"runs\": 3", "\"runs\": 0", "\"runs\"", 0,
+	  "baseline.runs: must be 1 to 100, got 0" },
+	{ "baseline median outside its spread", "\"wall_min_ns\": 4900000",
+	  "\"wall_min_ns\": 5100000", "\"runs\"", -1,
+	  "baseline: wall_ns must lie between wall_min_ns and wall_max_ns" },
+	{ "baseline key missing", "\"sys_ns\"", "\"sysns\"", "\"runs\"",
+	  -1, "baseline.sys_ns: missing" },
 	{ "io counter missing", "\"size_max_calls\": 4", "\"size_max_call\": 4",
 	  "\"syscall\": \"read\"", -3, "ios[2].size_max_calls: missing" },
 };
@@ -474,7 +491,8 @@ static char *fixture(const char *name, size_t *len)
  * shell running dd with a refused O_DIRECT size, cat and dd: pairs,
  * flags, findings): it loads, prints the report that iotrace printed
  * for it then (block-misfit now worded as a neutral fact through the
- * page cache), and saves as it was with "breakdowns" added.
+ * page cache), and saves as it was with "breakdowns" (and a null
+ * "baseline") added.
  */
 static void test_saved_before_breakdowns(void)
 {
@@ -500,7 +518,10 @@ static void test_saved_before_breakdowns(void)
 	   "saved again, it gains \"breakdowns\"");
 	ok(!json_object_get(doc, "untraced"),
 	   "but no \"untraced\": it had no stop costs");
+	ok(json_is_null(json_object_get(doc, "baseline")),
+	   "and \"baseline\": null");
 	json_object_del(doc, "breakdowns");
+	json_object_del(doc, "baseline");
 	again = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	ok(again && len == strlen(again) + 1 &&
 	   !strncmp(text, again, len - 1) && text[len - 1] == '\n',

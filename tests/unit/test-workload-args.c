@@ -81,7 +81,11 @@ static void test_dd_keys(void)
 	is_int(parse(a, &workload_dd, "oflag=direct,dsync conv=fsync"), 0,
 	       "dd: flag lists");
 	is_int(a->u.dd.oflag, DDF_DIRECT | DDF_DSYNC, "oflag=direct,dsync");
-	is_int(a->u.dd.count, UINT64_MAX, "no count: until end of input");
+	is_int(a->u.dd.count, 2048, "no if=, count=, size=: 1M worth");
+	is_int(parse(a, &workload_dd, "bs=3000"), 0, "dd: bs alone");
+	is_int(a->u.dd.count, 350, "bs=3000 alone: ceil(1M/3000) blocks");
+	is_int(parse(a, &workload_dd, "if=/dev/zero"), 0, "dd: if= given");
+	is_int(a->u.dd.count, UINT64_MAX, "if= given: until end of input");
 	is_int(parse(a, &workload_dd, "bs=0"), -EINVAL, "bs=0 refused");
 	is_str(a->err, "key 'bs': must be more than 0", "bs=0 message");
 	is_int(parse(a, &workload_dd, "bs=2G"), -EINVAL, "bs=2G refused");

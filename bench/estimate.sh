@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make bench, part 3: does the header's untraced estimate hold?  Each case
+# runs under `iotrace --baseline=REPS`, which measures the command
+# untraced (median of REPS runs, user and system CPU from wait4) and then
+# traces it once; both land in the same saved profile, so the estimate
+# made from the traced run alone is set against the untraced runs of the
+# same moment.  The true share of time in syscalls of a single-threaded
+# command is (wall - user CPU) / wall (shared/TRUTH.md, way 3); pipelines
+# have no such simple truth, so only their wall is compared.
+# Prints a table and writes part3.json in the current directory.
+set -eu
+: "${IOTRACE:?}" "${REPS:=3}"
+work=$(pwd)
+
+head -c 20000000 /dev/urandom | od -An -tx1 | head -c 20000000 >"$work/gz20m"
+echo 'tar cf - /usr/include 2>/dev/null | cat >/dev/null' >"$work/tarpipe.sh"
+echo "dd if=/dev/zero of=$work/s.out bs=64K count=300 status=none; sync" >"$work/ddsync.sh"
+
+# name | iotrace arguments after the options | 1: single process
+cases="bufwrite buf=0, 1M one-byte writes to a file|run bufwrite buf=0 total=1000000 unit=1 of=$work/bw.out|1
+GNU dd bs=1024 count=20480 to a file|-- dd if=/dev/zero of=$work/dd.out bs=1024 count=20480 status=none|1
+GNU dd bs=64K count=2000 to a file|-- dd if=/dev/zero of=$work/dd.out bs=64K count=2000 status=none|1
+gzip -6 of 20 MB|-- gzip -6 -c $work/gz20m|1
+tar of /usr/include piped to cat|-- sh $work/tarpipe.sh|0
+dd bs=64K count=300 then sync|-- sh $work/ddsync.sh|0"
+
+printf '%-44s %8s %8s %8s %17s %5s %6s %6s\n' case "untraced" traced estimate "range (resolved?)" "err" share "true"
+: >part3.json
+echo "$cases" | while IFS='|' read -r name args single; do
+	# shellcheck disable=SC2086
+	set -- $args
+	"$IOTRACE" --baseline="$REPS" --save p.json -o /dev/null "$@" \
+		>/dev/null 2>&1 </dev/null || :
+	python3 - "$name" "$single" <<'PY' >>part3.json
+import json, sys
+name, single = sys.argv[1], sys.argv[2] == "1"
+d = json.load(open("p.json"))
+b, u = d.get("baseline") or {}, d.get("untraced") or {}
+uw, uu = b.get("wall_ns", 0), b.get("user_ns", 0)
+umin, umax = b.get("wall_min_ns", uw), b.get("wall_max_ns", uw)
+est, lo, hi = u.get("estimate_ns", 0), u.get("low_ns", 0), u.get("high_ns", 0)
+res = bool(u.get("resolved"))
+err = 100.0 * (est - uw) / uw if uw else 0
+share = min(100.0, 100.0 * u.get("syscall_ns", 0) / est) if est else 0
+true = 100.0 * (uw - uu) / uw if single and uw else None
+inside = lo <= umax and umin <= hi	# the range meets the untraced runs
+sys.stderr.write("%-44s %8.3f %8.3f %8.3f %7.3f-%-7.3f %s %+4.0f%% %5.0f%% %6s%s\n" % (
+    name, uw / 1e9, d["wall_ns"] / 1e9, est / 1e9, lo / 1e9, hi / 1e9,
+    "y" if res else "n", err, share,
+    "-" if true is None else "%.0f%%" % true,
+    "" if inside else "  range misses every untraced run"))
+print(json.dumps({"case": name, "untraced_ns": uw, "traced_ns": d["wall_ns"],
+                  "estimate_ns": est, "low_ns": lo, "high_ns": hi,
+                  "resolved": res, "inside": inside, "share_pct": round(share),
+                  "true_share_pct": None if true is None else round(true)}) + ",")
+PY
+done

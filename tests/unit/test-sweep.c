@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Sweep points (reports/render/sweep.c, sweep-table.c, svg.c): the wall,
+ * spread and throughput of a point come from its untraced runs (the
+ * profile's baseline), the calls and times from the traced run; bytes
+ * are those that reached the destination, so the pipe in the middle of a
+ * splice copy or between two traced tasks counts once; the best point
+ * is chosen by the untraced figures and is never a failed one; a failed
+ * point reads "failed" and a count-only one "-" where nothing was timed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "reports/render/render.h"
+#include "tap.h"
+#include "profile-fixtures.h"
+
+#define NONE PROFILE_FILE_NONE
+
+/* n calls of a data syscall on (f, f2), each moving ret bytes in ns. */
+static void add_io(struct profile *p, const char *name, uint32_t f,
+		   uint32_t f2, int n, int64_t ret, uint64_t ns, bool timed)
+{
+	struct tracer_event ev = {
+		.tid = 1, .arch = p->native_arch, .nr = syscall_number(name),
+		.ret = ret, .entry_ns = 1000, .exit_ns = 1000 + ns,
+		.flags = timed ? 0 : EVF_COUNT_ONLY,
+	};
+	struct profile_row *r = profile_row_get(p, name);
+
+	ev.args[r->io_arg] = (uint64_t)ret;
+	while (n--) {
+		profile_add(p, &ev);
+		profile_add_io(p, (uint32_t)(r - p->rows), f, f2, &ev);
+	}
+}
+
+static void test_bytes(void)
+{
+	struct profile p;
+	uint32_t in, out, pipe, zero, null, err;
+
+	/* splice mode: file -> pipe -> file, 16 x 64 KiB, plus a message. */
+	profile_init(&p);
+	in = file(&p, "/tmp/in", FD_REG, 0, 4096, 512);
+	pipe = file(&p, "pipe:[1]", FD_PIPE, 0, 4096, 0);
+	out = file(&p, "/tmp/out", FD_REG, 0, 4096, 512);
+	err = file(&p, "/dev/pts/0", FD_CHR, 0, 1024, 0);
+	add_io(&p, "splice", in, pipe, 16, 65536, 1000, true);
+	add_io(&p, "splice", pipe, out, 16, 65536, 1000, true);
+	add_io(&p, "write", err, NONE, 1, 100, 1000, true);
+	is_int(profile_row_find(&p, "splice")->bytes_done, 2 * 16 * 65536,
+	       "the splice row counts both legs");
+	is_int(sweep_bytes_delivered(&p), 16 * 65536 + 100,
+	       "splice through a pipe: the bytes once");
+	profile_release(&p);
+
+	/* dd | cat >/dev/null traced with -f: the pipe is inside. */
+	profile_init(&p);
+	zero = file(&p, "/dev/zero", FD_CHR, 0, 4096, 0);
+	pipe = file(&p, "pipe:[2]", FD_PIPE, 0, 4096, 0);
+	null = file(&p, "/dev/null", FD_CHR, 0, 4096, 0);
+	add_io(&p, "read", zero, NONE, 10, 4096, 1000, true);
+	add_io(&p, "write", pipe, NONE, 10, 4096, 1000, true);
+	add_io(&p, "read", pipe, NONE, 10, 4096, 1000, true);
+	add_io(&p, "write", null, NONE, 10, 4096, 1000, true);
+	is_int(sweep_bytes_delivered(&p), 10 * 4096,
+	       "a pipe between traced tasks: the bytes once");
+	profile_release(&p);
+
+	/* A pipe only written (to a reader outside the run) is the end. */
+	profile_init(&p);
+	zero = file(&p, "/dev/zero", FD_CHR, 0, 4096, 0);
+	pipe = file(&p, "pipe:[3]", FD_PIPE, 0, 4096, 0);
+	add_io(&p, "read", zero, NONE, 4, 512, 1000, true);
+	add_io(&p, "write", pipe, NONE, 4, 512, 1000, true);
+	is_int(sweep_bytes_delivered(&p), 4 * 512, "a pipe out of the run");
+	profile_release(&p);
+
+	/* Reads only (a checksum): what came in. */
+	profile_init(&p);
+	in = file(&p, "/tmp/in", FD_REG, 0, 4096, 512);
+	add_io(&p, "pread64", in, NONE, 8, 4096, 1000, true);
+	is_int(sweep_bytes_delivered(&p), 8 * 4096, "reads only");
+	profile_release(&p);
+
+	/* No per-file rows (an strace table): the dominant syscall's. */
+	profile_init(&p);
+	profile_row_get(&p, "write")->calls = 3;
+	profile_row_get(&p, "write")->bytes_done = 300;
+	is_int(sweep_bytes_delivered(&p), 300, "no files: the dominant row");
+	profile_release(&p);
+}
+
+/* A traced dd-like run: n writes of bs bytes, 10 us each (traced). */
+static void traced_dd(struct profile *p, int n, int64_t bs, bool timed)
+{
+	uint32_t out;
+
+	profile_init(p);
+	out = file(p, "/tmp/out", FD_REG, 0, 4096, 512);
+	add_io(p, "write", out, NONE, n, bs, 10000, timed);
+	p->wall_ns = (uint64_t)n * 20000;	/* tracing made it slow */
+	p->exit.known = true;
+}
+
+static void test_point(void)
+{
+	struct sweep_point pt;
+	struct profile p;
+
+	traced_dd(&p, 1000, 1024, true);
+	memset(&pt, 0, sizeof(pt));
+	sweep_point_from_profile(&pt, &p);
+	is_int(pt.runs, 0, "no baseline: no untraced runs");
+	is_int(pt.wall_ns, 20000000, "no baseline: the traced wall");
+	p.baseline = (struct profile_baseline){ 3, 2000000, 1900000, 2500000,
+						100000, 1500000 };
+	sweep_point_from_profile(&pt, &p);
+	is_int(pt.runs, 3, "three untraced runs");
+	is_int(pt.wall_ns, 2000000, "the wall is the untraced median");
+	is_int(pt.wall_max_ns - pt.wall_min_ns, 600000, "its spread");
+	is_int(pt.bytes, 1024000, "bytes");
+	ok(sweep_point_mbps(&pt) > 511.9 && sweep_point_mbps(&pt) < 512.1,
+	   "MB/s over the untraced wall: 512");
+	is_int(pt.dominant_calls, 1000, "calls from the traced run");
+	is_int(pt.syscall_ns, 10000000, "times from the traced run");
+	pt.failed = true;
+	ok(sweep_point_mbps(&pt) < 0, "a failed point has no throughput");
+	profile_release(&p);
+}
+
+static void point(struct sweep_point *pt, const char *v, uint64_t wall,
+		  uint64_t bytes, uint64_t calls, uint64_t ns)
+{
+	memset(pt, 0, sizeof(*pt));
+	snprintf(pt->value, sizeof(pt->value), "%s", v);
+	pt->runs = 3;
+	pt->wall_ns = pt->wall_min_ns = pt->wall_max_ns = wall;
+	pt->bytes = bytes;
+	snprintf(pt->dominant, sizeof(pt->dominant), "write");
+	pt->dominant_calls = pt->calls = calls;
+	pt->dominant_timed = ns ? calls : 0;
+	pt->timed = ns > 0;
+	pt->dominant_ns = pt->syscall_ns = ns;
+}
+
+static char *table(const struct sweep *s)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+
+	sweep_table_render(m, s);
+	fclose(m);
+	return buf;
+}
+
+/* The row of the table whose first column is v; "" if none. */
+static const char *line_of(const char *t, const char *v)
+{
+	const char *l;
+	char want[32];
+
+	for (l = t; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		snprintf(want, sizeof(want), "%10s ", v);
+		if (strlen(l) > 12 && !strncmp(l + 2, want, strlen(want)))
+			return l;
+	}
+	return "";
+}
+
+static void test_best_and_table(void)
+{
+	struct sweep_point pts[3];
+	struct sweep s = { .key = "bs", .repeat = 3, .npoints = 3,
+			   .points = pts };
+	char *t;
+
+	/*
+	 * Traced, 512 spends 20x the time of 4K in syscalls; untraced it
+	 * is 2.3x slower, and 64K failed: the best is 4K, by MB/s.
+	 */
+	point(&pts[0], "512", 230000000, 16777216, 32768, 400000000);
+	point(&pts[1], "4K", 100000000, 16777216, 4096, 20000000);
+	point(&pts[2], "64K", 0, 0, 2, 40000);
+	pts[2].failed = true;
+	pts[2].status = 1;
+	is_int(sweep_best(&s), 1, "best by untraced MB/s, never failed");
+	t = table(&s);
+	ok(strstr(t, "untraced (median of 3) -----") &&
+	   strstr(t, " traced (1 run) ---"),
+	   "column groups say which is which");
+	ok(!strncmp(line_of(t, "4K"), "*", 1), "the best row is marked");
+	ok(strstr(line_of(t, "512"), " >100% "), "over the wall: >100%%");
+	ok(strstr(line_of(t, "64K"), "         -        -    failed write"),
+	   "a failed point: no wall, 'failed' for MB/s");
+	free(t);
+	pts[1].failed = pts[0].failed = true;
+	is_int(sweep_best(&s), 3, "every point failed: no best");
+	t = table(&s);
+	ok(strstr(t, "* best: none, every point failed\n") != NULL,
+	   "... and the table says so");
+	free(t);
+}
+
+static void test_count_only(void)
+{
+	struct sweep_point pts[2];
+	struct sweep s = { .key = "buf", .repeat = 1, .npoints = 2,
+			   .points = pts };
+	char *t;
+
+	point(&pts[0], "0", 40000000, 0, 10000, 0);
+	point(&pts[1], "64", 3000000, 0, 157, 0);
+	is_int(sweep_best(&s), 1, "no bytes known: the shortest wall");
+	t = table(&s);
+	ok(strstr(line_of(t, "0"), "    0.040    0.000         - write "
+		  "               10000          -          -      -"),
+	   "count-only: '-' for MB/s and every time, never 0.0");
+	ok(strstr(t, "* best: shortest untraced wall time\n") != NULL,
+	   "best by wall");
+	free(t);
+}
+
+static void test_svg(void)
+{
+	struct sweep_point pts[2];
+	struct sweep s = { .key = "bs", .repeat = 3, .npoints = 2,
+			   .points = pts };
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+
+	point(&pts[0], "512", 230000000, 16777216, 32768, 400000000);
+	point(&pts[1], "4K", 0, 0, 2, 40000);
+	pts[1].failed = true;
+	svg_render(m, &s);
+	fclose(m);
+	ok(strstr(buf, "MB/s (untraced wall)") &&
+	   strstr(buf, "syscall (traced, log)"), "axes say which is which");
+	ok(strstr(buf, ">failed</text>") != NULL, "the failed point is said");
+	{
+		const char *c = buf;
+		int n = 0;
+
+		while ((c = strstr(c, "<circle")))
+			n++, c++;
+		is_int(n, 3, "no throughput circle for the failed point");
+	}
+	free(buf);
+}
+
+int main(void)
+{
+	test_bytes();
+	test_point();
+	test_best_and_table();
+	test_count_only();
+	test_svg();
+	return done_testing();
+}
