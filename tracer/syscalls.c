@@ -59,8 +59,8 @@ int syscall_pers_facts(int pers, const uint16_t **nrs)
 {
 	if (pers < 0 || pers >= syscall_npers)
 		return 0;
-	*nrs = gen_fact_nrs[pers];
-	return gen_nfacts[pers];
+	*nrs = gen_fact_nrs + gen_fact_nrs_from[pers];
+	return gen_fact_nrs_from[pers + 1] - gen_fact_nrs_from[pers];
 }
 
 uint32_t syscall_fact_classes(const struct syscall_fact *f)
@@ -98,14 +98,22 @@ const char *syscall_name(uint32_t arch, int nr, char *buf, size_t size)
 	return syscall_pers_name(pers, pnr, buf, size);
 }
 
+/* pers's named numbers sorted by name, and how many there are. */
+static const uint16_t *by_name(int pers, int *n)
+{
+	*n = gen_by_name_from[pers + 1] - gen_by_name_from[pers];
+	return gen_by_name + gen_by_name_from[pers];
+}
+
 /* The first of pers's names-sorted numbers whose name is not below name. */
 static int lower_bound(int pers, const char *name)
 {
-	int lo = 0, hi = gen_named[pers], mid;
+	int lo = 0, hi, mid;
+	const uint16_t *sorted = by_name(pers, &hi);
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (strcmp(name_at(pers, gen_by_name[pers][mid]), name) < 0)
+		if (strcmp(name_at(pers, sorted[mid]), name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -115,14 +123,15 @@ static int lower_bound(int pers, const char *name)
 
 int syscall_pers_number(int pers, const char *name)
 {
-	int i;
+	const uint16_t *sorted;
+	int i, n;
 
 	if (pers < 0 || pers >= syscall_npers)
 		return -1;
+	sorted = by_name(pers, &n);
 	i = lower_bound(pers, name);
-	if (i < gen_named[pers] &&
-	    !strcmp(name_at(pers, gen_by_name[pers][i]), name))
-		return gen_by_name[pers][i];
+	if (i < n && !strcmp(name_at(pers, sorted[i]), name))
+		return sorted[i];
 	return -1;
 }
 
@@ -213,11 +222,13 @@ static void bit_set(struct syscall_set *set, int pers, int nr, bool on)
 /* Every number called name, in every personality; -1 when none. */
 static int set_name(struct syscall_set *set, const char *name, bool on)
 {
-	int p, i, nr, found = -1;
+	const uint16_t *sorted;
+	int p, i, n, nr, found = -1;
 
 	for (p = 0; p < syscall_npers; p++) {
-		for (i = lower_bound(p, name); i < gen_named[p]; i++) {
-			nr = gen_by_name[p][i];
+		sorted = by_name(p, &n);
+		for (i = lower_bound(p, name); i < n; i++) {
+			nr = sorted[i];
 			if (strcmp(name_at(p, nr), name))
 				break;
 			bit_set(set, p, nr, on);
@@ -230,19 +241,22 @@ static int set_name(struct syscall_set *set, const char *name, bool on)
 static int set_class(struct syscall_set *set, const char *cls, bool on)
 {
 	const struct syscall_class *c;
-	int p, i, nr;
+	const uint16_t *nrs;
+	int p, i, n, nr;
 
 	for (c = syscall_classes; c->name && strcmp(c->name, cls); c++)
 		;
 	if (!c->name)
 		return -1;
-	for (p = 0; p < syscall_npers; p++)
-		for (i = 0; i < gen_nfacts[p]; i++) {
-			nr = gen_fact_nrs[p][i];
+	for (p = 0; p < syscall_npers; p++) {
+		n = syscall_pers_facts(p, &nrs);
+		for (i = 0; i < n; i++) {
+			nr = nrs[i];
 			if (syscall_fact_classes(syscall_fact(p, nr)) &
 			    c->mask)
 				bit_set(set, p, nr, on);
 		}
+	}
 	return 0;
 }
 
