@@ -32,7 +32,7 @@ dd bs=64K count=300 then sync|-- sh $work/ddsync.sh|0
 splice copier of 256 MiB to a pipe|-- sh $work/splice.sh|0
 cat of 256 MiB to a pipe|-- sh $work/cat.sh|0"
 
-printf '%-44s %8s %8s %8s %17s %5s %6s %6s\n' case "untraced" traced estimate "range (resolved?)" "err" share "true"
+printf '%-44s %8s %8s %8s %17s %5s %6s %6s\n' case "untraced" traced estimate "range (resolved?)" "err" share "true" >&2
 : >part3.json
 echo "$cases" | while IFS='|' read -r name args single; do
 	# shellcheck disable=SC2086

@@ -141,6 +141,10 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 		e->wall_lo_ns = e->wall_ns - e->wall_ns / NOISE_DIV;
 	if (e->wall_hi_ns < e->wall_ns + e->wall_ns / NOISE_DIV)
 		e->wall_hi_ns = e->wall_ns + e->wall_ns / NOISE_DIV;
+	/* What tracing added is what the range leaves of the traced wall. */
+	e->added_ns = minus(p->wall_ns, e->wall_ns);
+	e->added_lo_ns = minus(p->wall_ns, e->wall_hi_ns);
+	e->added_hi_ns = minus(p->wall_ns, e->wall_lo_ns);
 	/*
 	 * Trusted when the range spans at most half the estimate, and for a
 	 * tree only when tracing added little: stops of one task overlap
