@@ -8,7 +8,9 @@
 # Part 1, overhead: wall time of each workload untraced, under strace and
 # under iotrace's modes.  Part 2, accuracy: the write latency each tracer
 # reports against the program's own untraced measurement (ground truth).
-# Prints two tables, checks the targets, writes bench/results/latest.json.
+# Part 3 (bench/estimate.sh): the header's untraced estimate against the
+# untraced runs of --baseline.  Prints three tables, checks the targets,
+# writes bench/results/latest.json.
 set -eu
 : "${IOTRACE:?}" "${HELPERS:?}"
 REPS=${REPS:-5}
@@ -146,11 +148,16 @@ check "$(ratio "$(wall_of dd iotrace-write)" "$(wall_of dd strace-bpf-write)")" 
 check "$(ratio "$(wall_of dd iotrace-openat)" "$(wall_of dd untraced)")" 1.3 \
 	"dd, untraced syscalls (-e trace=openat): iotrace / untraced"
 
+echo
+echo "part 3: the untraced estimate of the header against --baseline=$REPS (wall in s)"
+IOTRACE=$IOTRACE HELPERS=$HELPERS REPS=$REPS sh "$here/estimate.sh"
+
 {
 	printf '{"schema":"iotrace-bench/1","date":"%s","kernel":"%s","cpus":%s,"reps":%s,\n' \
 		"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(uname -r)" "$(nproc)" "$REPS"
 	printf '"walls":[%s],\n' "$(sed '$ s/,$//' part1.json | tr -d '\n')"
 	printf '"latency":[%s],\n' "$(sed '$ s/,$//' part2.json | tr -d '\n')"
+	printf '"estimate":[%s],\n' "$(sed '$ s/,$//' part3.json | tr -d '\n')"
 	printf '"targets":[%s]}\n' "$(sed '$ s/,$//' targets.json | tr -d '\n')"
 } >"$out/latest.json.tmp"
 mv "$out/latest.json.tmp" "$out/latest.json"

@@ -8,14 +8,19 @@
 # same moment.  The true share of time in syscalls of a single-threaded
 # command is (wall - user CPU) / wall (shared/TRUTH.md, way 3); pipelines
 # have no such simple truth, so only their wall is compared.
+# The last two cases are the fourth seed: the estimates must order the
+# splice copier and cat as their untraced runs do.
 # Prints a table and writes part3.json in the current directory.
 set -eu
-: "${IOTRACE:?}" "${REPS:=3}"
+: "${IOTRACE:?}" "${HELPERS:?}" "${REPS:=3}"
 work=$(pwd)
 
 head -c 20000000 /dev/urandom | od -An -tx1 | head -c 20000000 >"$work/gz20m"
 echo 'tar cf - /usr/include 2>/dev/null | cat >/dev/null' >"$work/tarpipe.sh"
 echo "dd if=/dev/zero of=$work/s.out bs=64K count=300 status=none; sync" >"$work/ddsync.sh"
+head -c 268435456 /dev/zero >"$work/big"
+echo "$HELPERS/splicecat $work/big | cat >/dev/null" >"$work/splice.sh"
+echo "cat $work/big | cat >/dev/null" >"$work/cat.sh"
 
 # name | iotrace arguments after the options | 1: single process
 cases="bufwrite buf=0, 1M one-byte writes to a file|run bufwrite buf=0 total=1000000 unit=1 of=$work/bw.out|1
@@ -23,9 +28,11 @@ GNU dd bs=1024 count=20480 to a file|-- dd if=/dev/zero of=$work/dd.out bs=1024 
 GNU dd bs=64K count=2000 to a file|-- dd if=/dev/zero of=$work/dd.out bs=64K count=2000 status=none|1
 gzip -6 of 20 MB|-- gzip -6 -c $work/gz20m|1
 tar of /usr/include piped to cat|-- sh $work/tarpipe.sh|0
-dd bs=64K count=300 then sync|-- sh $work/ddsync.sh|0"
+dd bs=64K count=300 then sync|-- sh $work/ddsync.sh|0
+splice copier of 256 MiB to a pipe|-- sh $work/splice.sh|0
+cat of 256 MiB to a pipe|-- sh $work/cat.sh|0"
 
-printf '%-44s %8s %8s %8s %17s %5s %6s %6s\n' case "untraced" traced estimate "range (resolved?)" "err" share "true"
+printf '%-44s %8s %8s %8s %17s %5s %6s %6s\n' case "untraced" traced estimate "range (resolved?)" "err" share "true" >&2
 : >part3.json
 echo "$cases" | while IFS='|' read -r name args single; do
 	# shellcheck disable=SC2086

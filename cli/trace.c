@@ -135,12 +135,17 @@ static void recalibrate(const struct cli_opts *o, struct profile *p,
 {
 	struct tracer_calibration after;
 	struct profile_cost *c = &p->cost;
+	struct tracer_opts unpinned = o->tracer;
 
 	c->cpu_known = res->exited;
+	c->many_tasks = res->tasks > 0;
+	/* Past the first fork nothing is pinned: stops cost what unpinned
+	   ones do, so that is what the second calibration measures. */
+	unpinned.pin = o->tracer.pin && !c->many_tasks;
 	c->user_ns = res->user_ns;
 	c->sys_ns = res->sys_ns;
 	if (!p->calibrated || tracer_pending_signal() ||
-	    o->engine->calibrate(&o->tracer, &after) < 0)
+	    o->engine->calibrate(&unpinned, &after) < 0)
 		return;
 	c->known = true;
 	c->overhead_lo_ns = min_u64(before->overhead_lo_ns,

@@ -202,6 +202,7 @@ static void on_new_task(struct loop *l, struct task *parent)
 	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0L, &msg) < 0)
 		return;
 	child = (pid_t)msg;
+	l->res->tasks++;
 	if (l->pin.active)
 		pin_end(&l->pin, parent->tid, child);
 	c = task_find(&l->tasks, child);

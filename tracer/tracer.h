@@ -113,6 +113,7 @@ struct tracer_result {
 	uint64_t start_ns;	/* CLOCK_MONOTONIC when the child was released */
 	uint64_t end_ns;	/* CLOCK_MONOTONIC when the last task was gone */
 	uint64_t stops;		/* ptrace stops handled */
+	uint64_t tasks;		/* tasks (processes, threads) it created */
 	uint64_t busy_ns;	/* the tracer's own work at the stops, from
 				   wait's return to the resume */
 	uint64_t user_ns, sys_ns; /* CPU time of the first process and the

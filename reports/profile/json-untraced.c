@@ -59,6 +59,8 @@ json_t *untraced_to_json(const struct profile *p)
 	err |= put(o, "traced_wall_ns", p->wall_ns);
 	err |= put_estimate(o, &e);
 	err |= put(o, "tracer_busy_ns", c->busy_ns);
+	err |= json_object_set_new(o, "many_tasks",
+				   json_boolean(c->many_tasks));
 	err |= put(o, "stop_cost_low_ns", c->stop_lo_ns);
 	err |= put(o, "stop_cost_high_ns", c->stop_hi_ns);
 	err |= put(o, "overhead_low_ns", c->overhead_lo_ns);
@@ -86,6 +88,7 @@ int load_untraced(struct jload *j, struct profile *p, json_t *doc)
 	if (!o)
 		return -1;
 	if (jload_u64(j, o, "tracer_busy_ns", &c->busy_ns) < 0 ||
+	    jload_bool(j, o, "many_tasks", &c->many_tasks) < 0 ||
 	    jload_u64(j, o, "stop_cost_low_ns", &c->stop_lo_ns) < 0 ||
 	    jload_u64(j, o, "stop_cost_high_ns", &c->stop_hi_ns) < 0 ||
 	    jload_u64(j, o, "overhead_low_ns", &c->overhead_lo_ns) < 0 ||

@@ -245,6 +245,8 @@ struct profile_cost {
 	uint64_t overhead_lo_ns;	/* spread of the per-call correction */
 	uint64_t overhead_hi_ns;	/*   over both calibrations */
 	uint64_t busy_ns;		/* the tracer's work at the stops */
+	bool many_tasks;		/* more than one task: stops overlap
+					   work, tracer and tasks unpinned */
 	uint64_t stop_lo_ns;		/* wall a stop adds besides that work, */
 	uint64_t stop_hi_ns;		/*   lowest and highest calibration */
 	bool cpu_known;

@@ -112,6 +112,15 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 	 */
 	e->wall_hi_ns = minus(p->wall_ns, e->added_lo_ns);
 	e->wall_lo_ns = (c->cpu_known ? c->user_ns : 0) + e->syscall_lo_ns;
+	/*
+	 * In a tree, tasks run side by side (the sum of their CPU time can
+	 * pass the wall) and queue for the one tracer, which makes a stop
+	 * dearer than any calibration: only a CPU's share of the user time
+	 * is sure.
+	 */
+	if (c->many_tasks)
+		e->wall_lo_ns = (c->cpu_known ? c->user_ns : 0) /
+				(p->ncpus > 0 ? (uint64_t)p->ncpus : 1);
 	if (e->wall_lo_ns > e->wall_hi_ns)
 		e->wall_lo_ns = e->wall_hi_ns;
 	e->wall_ns = clamp(minus(p->wall_ns, e->added_ns), e->wall_lo_ns,
@@ -124,9 +133,18 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 		e->wall_lo_ns = e->wall_ns - e->wall_ns / NOISE_DIV;
 	if (e->wall_hi_ns < e->wall_ns + e->wall_ns / NOISE_DIV)
 		e->wall_hi_ns = e->wall_ns + e->wall_ns / NOISE_DIV;
-	/* Trusted when the range spans at most half the estimate. */
+	/* What tracing added is what the range leaves of the traced wall. */
+	e->added_ns = minus(p->wall_ns, e->wall_ns);
+	e->added_lo_ns = minus(p->wall_ns, e->wall_hi_ns);
+	e->added_hi_ns = minus(p->wall_ns, e->wall_lo_ns);
+	/*
+	 * Trusted when the range spans at most half the estimate, and for a
+	 * tree only when tracing added little: stops of one task overlap
+	 * another's work, so they do not simply add up.
+	 */
 	e->resolved = e->wall_ns &&
-		      2 * (e->wall_hi_ns - e->wall_lo_ns) <= e->wall_ns;
+		      2 * (e->wall_hi_ns - e->wall_lo_ns) <= e->wall_ns &&
+		      (!c->many_tasks || e->added_hi_ns * 5 <= p->wall_ns);
 	e->resolution_ns = minus(c->overhead_hi_ns, p->overhead_ns);
 	if (minus(p->overhead_ns, c->overhead_lo_ns) > e->resolution_ns)
 		e->resolution_ns = p->overhead_ns - c->overhead_lo_ns;

@@ -4,7 +4,9 @@
  * one row per syscall in -S order.  The first columns are table_columns[]
  * as the text table shows them (so a column added there appears here
  * too); the rest are the raw integers in ns and bytes that the text
- * rounds.  --format=csv-breakdown: one table of the sub-rows of every
+ * rounds, and last how far the row's corrected time can be trusted
+ * (time_uncertainty_ns, below_resolution: empty where the run does not
+ * say, as in strace tables and older files).  --format=csv-breakdown: one table of the sub-rows of every
  * dimension (per file today), its first column the dimension's name so
  * a spreadsheet filter picks one; then the syscall, the key and second
  * key as the reports print them, and profile_sub_counters[].
@@ -45,11 +47,28 @@ static void put_header(FILE *f)
 	for (k = profile_counters; k->name; k++)
 		if (!k->column)
 			put_cell(f, k->name, false);
+	put_cell(f, "time_uncertainty_ns", false);
+	put_cell(f, "below_resolution", false);
 	fputc('\n', f);
 }
 
+/* The correction errs alike on every call of a run: timed x resolution. */
+static void put_resolution(FILE *f, const struct profile_row *r,
+			   uint64_t resolution_ns)
+{
+	char buf[32] = "";
+
+	if (resolution_ns && r->timed)
+		snprintf(buf, sizeof(buf), "%llu",
+			 (unsigned long long)(r->timed * resolution_ns));
+	put_cell(f, buf, false);
+	put_cell(f, !resolution_ns || !r->timed ? "" :
+		 r->time_ns / r->timed < resolution_ns ? "1" : "0", false);
+}
+
 static void put_row(FILE *f, const struct profile_row *r,
-		    const struct profile_totals *t, const struct report_opts *o)
+		    const struct profile_totals *t, const struct report_opts *o,
+		    uint64_t resolution_ns)
 {
 	const struct profile_counter *k;
 	const struct column *c;
@@ -66,22 +85,26 @@ static void put_row(FILE *f, const struct profile_row *r,
 			 (unsigned long long)profile_counter_get(r, k));
 		put_cell(f, buf, false);
 	}
+	put_resolution(f, r, resolution_ns);
 	fputc('\n', f);
 }
 
 int csv_render(FILE *f, const struct profile *p, const struct report_opts *o)
 {
 	const struct profile_row **rows = profile_sorted(p, o);
+	struct profile_estimate e;
 	struct profile_totals t;
 	size_t i;
 
 	if (!rows)
 		return -1;
 	profile_totals(p, &t);
+	profile_untraced(p, &e);
 	put_header(f);
 	for (i = 0; i < p->nrows; i++)
 		if (rows[i]->calls)
-			put_row(f, rows[i], &t, o);
+			put_row(f, rows[i], &t, o,
+				o->raw_time ? 0 : e.resolution_ns);
 	free(rows);
 	return ferror(f) ? -1 : 0;
 }

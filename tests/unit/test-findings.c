@@ -342,6 +342,35 @@ static void test_peer_waits(void)
 	profile_release(&p);
 }
 
+static void test_after_blocking(void)
+{
+	struct profile_sub *v;
+	struct profile p;
+	uint32_t f;
+
+	fresh(&p);
+	f = file(&p, "/x/out", FD_REG, PF_DIRECT, 4096, 512);
+	v = io(&p, "write", f, 2000, 4096);
+	v->time_ns = 180000000;
+	row(&p, "write", 2000, 2000 * 4096, 180000000);
+	row(&p, "read", 2000, 2000 * 4096, 20000000);
+	expect(&p, "after-blocking", "- 2,000 calls waited for the device "
+	       "(O_DIRECT or O_SYNC I/O) and took 90% of syscall "
+	       "time; the calls in between start cold after each wait, so "
+	       "traced they read several times their untraced time.\n",
+	       "O_DIRECT writes and the reads between them");
+	v->time_ns = 10000000;
+	expect(&p, "after-blocking", "", "silent when the device is not "
+	       "most of the time");
+	profile_release(&p);
+
+	fresh(&p);
+	row(&p, "fsync", 10, 0, 900000);
+	row(&p, "write", 1000, 1000, 100000);
+	expect(&p, "after-blocking", "", "silent on fsync: sync-heavy's");
+	profile_release(&p);
+}
+
 static void test_untraced(void)
 {
 	struct profile p;
@@ -351,7 +380,7 @@ static void test_untraced(void)
 	row(&p, "write", 50000, 50000, 20000000ull);
 	expect(&p, "outside-syscalls", "", "unresolved: no split claimed");
 	expect(&p, "tracing-dominates", "- tracing dominates this run: "
-	       "100,000 stops added 65-95% of the 1.000 s traced wall, so how "
+	       "100,000 stops added 65-97% of the 1.000 s traced wall, so how "
 	       "the program's own time splits between syscalls and user "
 	       "space cannot be read from it; `--baseline` measures the "
 	       "untraced run.\n", "names the stops and --baseline");
@@ -433,6 +462,7 @@ int main(void)
 	test_sync_heavy();
 	test_untraced();
 	test_peer_waits();
+	test_after_blocking();
 	test_user_copy();
 	test_outside();
 	test_render();

@@ -48,7 +48,8 @@ static void test_range(void)
 	ok(e.known, "known with calibrated costs");
 	is_int(e.added_ns / MS, 1500, "added: 0.5 s work + 10,000 x 100 us");
 	is_int(e.added_lo_ns / MS, 1250, "low: stops at 75 us");
-	is_int(e.added_hi_ns / MS, 2000, "high: stops at 150 us");
+	ok(e.added_ns + e.wall_ns == p.wall_ns, "added and untraced: the wall");
+	is_int(e.added_hi_ns / MS, 1690, "high: all but the least untraced");
 	is_int(e.wall_hi_ns / MS, 750, "at most 2 - 1.25 s");
 	is_int(e.wall_lo_ns / MS, 100 + 210, "at least user CPU + syscalls");
 	is_int(e.wall_ns / MS, 500, "estimate 2 - 1.5 s");
