@@ -45,6 +45,11 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPER_BINS := $(HELPER_SRCS:tests/helpers/%.c=build/helpers/%)
+# The same helpers as i386 programs (gcc -m32, from gcc-multilib), for the
+# tests of 32-bit tracees; none where the compiler cannot build them.
+ifeq ($(HAVE_M32),yes)
+HELPER32_BINS := $(HELPER_SRCS:tests/helpers/%.c=build/helpers32/%)
+endif
 
 all: iotrace
 
@@ -68,15 +73,32 @@ build/helpers/%: tests/helpers/%.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
 
+build/helpers32/%: tests/helpers/%.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -m32 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -pthread
+
+# The syscall tables' names and numbers, dumped from libseccomp at build
+# time (scripts/gen-systab.c, tracer/syscalls.h): start-up resolves none.
+build/gen-systab: scripts/gen-systab.c tracer/systab.c tracer/syscalls.h | build/config.mk
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(LDFLAGS) -o $@ \
+		scripts/gen-systab.c tracer/systab.c $(ALL_LDLIBS)
+
+build/gen/systab.h: build/gen-systab
+	@mkdir -p $(dir $@)
+	$(Q)build/gen-systab >$@.tmp && mv $@.tmp $@
+
+build/tracer/syscalls.o: build/gen/systab.h
+
 build/config.mk: scripts/configure
 	@mkdir -p build
-	$(Q)PKG_CONFIG='$(PKG_CONFIG)' sh scripts/configure $(PKGS) > $@.tmp && mv $@.tmp $@
+	$(Q)PKG_CONFIG='$(PKG_CONFIG)' CC='$(CC)' sh scripts/configure $(PKGS) > $@.tmp && mv $@.tmp $@
 
 demo: iotrace
 	./iotrace -- dd if=/dev/zero of=build/demo.out bs=1024 count=20480
 
-check: iotrace $(UNIT_BINS) $(HELPER_BINS)
+check: iotrace $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers \
+		HELPERS32=$(CURDIR)/build/helpers32 \
 		$(PROVE) --exec '' $(UNIT_BINS) tests/t*.sh
 
 bench: iotrace $(HELPER_BINS)
@@ -132,13 +154,13 @@ FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 # No ptrace code: syscall names, and the fd cache reports/profile/files.c links to.
-FUZZ_SRCS := $(filter-out tracer/%,$(LIB_SRCS)) tracer/syscalls.c tracer/fds.c \
-	tracer/fdinfo.c
+FUZZ_SRCS := $(filter-out tracer/%,$(LIB_SRCS)) tracer/syscalls.c tracer/systab.c \
+	tracer/fds.c tracer/fdinfo.c
 
-build/fuzz/fuzz-json build/fuzz/fuzz-strace: tests/fuzz/fuzz-load.c $(FUZZ_SRCS) | build/config.mk
+build/fuzz/fuzz-json build/fuzz/fuzz-strace: tests/fuzz/fuzz-load.c $(FUZZ_SRCS) build/gen/systab.h | build/config.mk
 	@mkdir -p build/fuzz
 	@command -v $(FUZZ_CC) >/dev/null || sh scripts/install-fuzz-deps
-	$(QCC)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) $(if $(findstring json,$@),-DFUZZ_JSON) -o $@ $^ $(ALL_LDLIBS)
+	$(QCC)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) $(if $(findstring json,$@),-DFUZZ_JSON) -o $@ $(filter %.c,$^) $(ALL_LDLIBS)
 
 fuzz: build/fuzz/fuzz-json build/fuzz/fuzz-strace
 	$(Q)for t in json strace; do \

@@ -10,14 +10,16 @@
 #
 # Each script runs in its own scratch directory (removed at the end).
 # $IOTRACE is the binary under test, $HELPERS the built test programs,
-# $FIXTURES tests/fixtures.  Prerequisites: test_have_prereq PTRACE,
-# STRACE; test_expect_success PREREQ 'title' 'body' skips without it.
+# $HELPERS32 the same built as i386 programs (gcc -m32), $FIXTURES
+# tests/fixtures.  Prerequisites: test_have_prereq PTRACE, STRACE, M32;
+# test_expect_success PREREQ 'title' 'body' skips without it.
 
 TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
 FIXTURES=$TESTS_DIR/fixtures
 : "${IOTRACE:=$TESTS_DIR/../iotrace}"
 : "${HELPERS:=$TESTS_DIR/../build/helpers}"
-export IOTRACE HELPERS FIXTURES
+: "${HELPERS32:=$TESTS_DIR/../build/helpers32}"
+export IOTRACE HELPERS HELPERS32 FIXTURES
 
 test_count=0
 test_failed=0
@@ -41,6 +43,9 @@ test_have_prereq() {
 		STRACE)
 			command -v strace >/dev/null 2>&1 &&
 				strace -o /dev/null true 2>/dev/null || return 1 ;;
+		M32)
+			# i386 helpers built (gcc -m32) and runnable here
+			"$HELPERS32/oddcalls" >/dev/null 2>&1 || return 1 ;;
 		*)
 			return 1 ;;
 		esac
@@ -83,11 +88,18 @@ test_cmp() {
 
 # Prints the "calls errors name" triples of an strace -c style table
 # (ours or strace's), sorted by name: the comparable part of a table.
+# strace's tables for other personalities ("System call usage summary
+# for 32 bit mode:") name their rows as iotrace's one table does:
+# "write/i386", "getpid/x32".
 table_counts() {
 	awk '
+	/^System call usage summary for 32 bit mode:/ { sfx = "/i386"; next }
+	/^System call usage summary for x32 mode:/ { sfx = "/x32"; next }
+	/^System call usage summary for / { sfx = ""; next }
+	/^% time / { rules = 0; next }
 	/^-+ / { rules++; next }
 	rules == 1 && NF >= 4 {
-		name = $NF; calls = $4
+		name = $NF sfx; calls = $4
 		errors = (NF >= 6) ? $5 : 0
 		print name, calls, errors
 	}' "$1" | sort

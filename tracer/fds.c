@@ -6,14 +6,14 @@
  * remembers the caller's id for each (task, fd) so that later calls on
  * the same fd cost one hash probe and no /proc read.  The cache forgets
  * an fd number when any traced task closes or replaces it, and a task's
- * fds when it execs (close-on-exec) or its tid is handed to a new child.
- * It is a fixed-size set-associative table: memory is bounded, and a
- * (task, fd) pushed out is simply described again.
+ * fds when it execs (close-on-exec) or its tid is handed to a new child,
+ * in any personality: what a call does to fds is its fact's fx
+ * (tracer/systab.c).  It is a fixed-size set-associative table: memory
+ * is bounded, and a (task, fd) pushed out is simply described again.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
-#include <seccomp.h>
 #include <stdlib.h>
 #include "tracer/tracer-int.h"
 
@@ -29,90 +29,43 @@ struct fd_slot {
 	int id;
 };
 
-/* What a syscall's successful return does to the fd table. */
-enum fd_action {
-	FA_NONE,
-	FA_RET,		/* returns a new fd: that number was reused */
-	FA_ARG0,	/* closes or changes the fd in arg 0 */
-	FA_ARG1,	/* replaces the fd in arg 1 (dup2, dup3) */
-	FA_RANGE,	/* closes args 0..1 (close_range) */
-	FA_EXEC,	/* closes the task's close-on-exec fds */
-	FA_CHILD,	/* returns a new tid: forget what that tid had */
-	FA_FCNTL,	/* F_DUPFD* returns an fd, F_SETFL changes flags */
-};
-
 struct fd_cache {
 	struct fd_slot slots[FD_SETS][FD_WAYS];
 	uint32_t gens[FD_GENS];
 	uint32_t epoch;		/* bumped to forget everything at once */
-	uint8_t action[SYSCALL_SET_MAX];	/* native syscall nr -> FA_* */
-	uint32_t native_arch;
 	bool sees_all;				/* gets every syscall */
 	unsigned next_way;			/* round-robin eviction */
-};
-
-static const struct {
-	const char *name;
-	enum fd_action action;
-} fd_actions[] = {
-	{ "close", FA_ARG0 },		{ "close_range", FA_RANGE },
-	{ "dup2", FA_ARG1 },		{ "dup3", FA_ARG1 },
-	{ "fcntl", FA_FCNTL },		{ "execve", FA_EXEC },
-	{ "execveat", FA_EXEC },	{ "fork", FA_CHILD },
-	{ "vfork", FA_CHILD },		{ "clone", FA_CHILD },
-	{ "clone3", FA_CHILD },		{ "open", FA_RET },
-	{ "openat", FA_RET },		{ "openat2", FA_RET },
-	{ "creat", FA_RET },		{ "dup", FA_RET },
-	{ "socket", FA_RET },		{ "accept", FA_RET },
-	{ "accept4", FA_RET },		{ "eventfd", FA_RET },
-	{ "eventfd2", FA_RET },		{ "signalfd", FA_RET },
-	{ "signalfd4", FA_RET },	{ "timerfd_create", FA_RET },
-	{ "epoll_create", FA_RET },	{ "epoll_create1", FA_RET },
-	{ "memfd_create", FA_RET },	{ "inotify_init", FA_RET },
-	{ "inotify_init1", FA_RET },	{ "fanotify_init", FA_RET },
-	{ "pidfd_open", FA_RET },	{ "pidfd_getfd", FA_RET },
-	{ "open_by_handle_at", FA_RET },	{ "userfaultfd", FA_RET },
-	{ "perf_event_open", FA_RET },	{ "io_uring_setup", FA_RET },
-	{ "open_tree", FA_RET },	{ "fsopen", FA_RET },
-	{ "fsmount", FA_RET },		{ "fspick", FA_RET },
 };
 
 /*
  * Only the calls that free or change an fd need to be seen: a number
  * comes back from open, socket or dup only after one of them freed it.
  */
-void fd_mark_tracked(uint8_t *actions, uint32_t arch)
+void fd_mark_tracked(uint8_t *actions, int pers)
 {
-	size_t i;
-	int nr;
+	const struct syscall_fact *f;
+	const uint16_t *nrs;
+	int i, n = syscall_pers_facts(pers, &nrs);
 
-	for (i = 0; i < sizeof(fd_actions) / sizeof(fd_actions[0]); i++) {
-		if (fd_actions[i].action == FA_RET)
-			continue;
-		nr = seccomp_syscall_resolve_name_arch(arch, fd_actions[i].name);
-		if (nr < 0 || nr >= SYSCALL_SET_MAX || actions[nr] != ACT_SKIP)
+	for (i = 0; i < n; i++) {
+		f = syscall_fact(pers, nrs[i]);
+		if (f->fx == FX_NONE || f->fx == FX_RET ||
+		    actions[nrs[i]] != ACT_SKIP)
 			continue;
 		/* Only a new task's tid needs the return value. */
-		actions[nr] = fd_actions[i].action == FA_CHILD ? ACT_TRACK :
-			      ACT_TRACK_ENTRY;
+		actions[nrs[i]] = f->fx == FX_CHILD ? ACT_TRACK :
+				  ACT_TRACK_ENTRY;
 	}
 }
 
 struct fd_cache *fd_cache_new(uint32_t native_arch, bool sees_all)
 {
 	struct fd_cache *c = calloc(1, sizeof(*c));
-	size_t i;
-	int nr;
 
+	(void)native_arch;
 	if (!c)
 		return NULL;
-	c->native_arch = native_arch;
 	c->sees_all = sees_all;
-	for (i = 0; i < sizeof(fd_actions) / sizeof(fd_actions[0]); i++) {
-		nr = syscall_number(fd_actions[i].name);
-		if (nr >= 0 && nr < SYSCALL_SET_MAX)
-			c->action[nr] = (uint8_t)fd_actions[i].action;
-	}
 	return c;
 }
 
@@ -203,47 +156,52 @@ static void forget_returned(struct fd_cache *c, const struct tracer_event *ev)
 		fd_cache_forget_fd(c, (int)ev->ret);
 }
 
+/* What the call of an event does to fd tables, whatever its personality. */
+static enum syscall_fx fx_of(const struct tracer_event *ev)
+{
+	int nr, pers = syscall_locate(ev->arch, ev->nr, &nr);
+	const struct syscall_fact *f = syscall_fact(pers, nr);
+
+	return f ? (enum syscall_fx)f->fx : FX_NONE;
+}
+
 void fd_cache_event(struct fd_cache *c, const struct tracer_event *ev)
 {
 	bool known = !(ev->flags & EVF_COUNT_ONLY);
-	enum fd_action a;
+	enum syscall_fx a = fx_of(ev);
 
-	if (ev->arch != c->native_arch || ev->nr < 0 ||
-	    ev->nr >= SYSCALL_SET_MAX)
-		return;
-	a = (enum fd_action)c->action[ev->nr];
 	/* A failed close may still have freed the fd (EINTR): forget it. */
-	if (a == FA_NONE || (known && ev->ret < 0 && a != FA_ARG0))
+	if (a == FX_NONE || (known && ev->ret < 0 && a != FX_ARG0))
 		return;
 	switch (a) {
-	case FA_RET:
+	case FX_RET:
 		forget_returned(c, ev);
 		break;
-	case FA_ARG0:
+	case FX_ARG0:
 		fd_cache_forget_fd(c, (int)ev->args[0]);
 		break;
-	case FA_ARG1:
+	case FX_ARG1:
 		fd_cache_forget_fd(c, (int)ev->args[1]);
 		break;
-	case FA_RANGE:
+	case FX_RANGE:
 		forget_range(c, (uint32_t)ev->args[0], (uint32_t)ev->args[1]);
 		break;
-	case FA_EXEC:
+	case FX_EXEC:
 		fd_cache_forget_tid(c, ev->tid);
 		break;
-	case FA_CHILD:
+	case FX_CHILD:
 		if (!known)
 			c->epoch++;
 		else if (ev->ret > 0)
 			fd_cache_forget_tid(c, (pid_t)ev->ret);
 		break;
-	case FA_FCNTL:
+	case FX_FCNTL:
 		if (ev->args[1] == F_DUPFD || ev->args[1] == F_DUPFD_CLOEXEC)
 			forget_returned(c, ev);
 		else if (ev->args[1] == F_SETFL)
 			fd_cache_forget_fd(c, (int)ev->args[0]);
 		break;
-	case FA_NONE:
+	case FX_NONE:
 		break;
 	}
 }

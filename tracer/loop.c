@@ -117,7 +117,7 @@ static void on_exit_stop(struct loop *l, struct task *t, int64_t ret,
 		return;
 	t->in_syscall = false;
 	if ((t->act & ACT_FIXUP) && l->pin.active)
-		pin_fixup(&l->pin, t->tid, t->nr, t->args, ret);
+		pin_fixup(&l->pin, t->tid, t->arch, t->nr, t->args, ret);
 	if (t->act & ACT_TIME)
 		emit(l, t, ret, 0, now);
 	else if (t->act & ACT_TRACK)

@@ -11,13 +11,15 @@
  * its result rewritten to the original mask at the exit stop, and as soon
  * as a second task exists (the first fork or thread) every task gets the
  * original mask back for good.  If the program sets its own mask, that
- * wins and pinning ends.  /proc/self/status shows the pinned mask while
- * pinning lasts: that is documented, not hidden.
+ * wins and pinning ends.  Which calls those are is a fact of the syscall
+ * table (SF_GETAFFINITY, SF_SETAFFINITY), in every personality: a lone
+ * 32-bit program is fixed up like a 64-bit one.  /proc/self/status
+ * shows the pinned mask while pinning lasts: that is documented, not
+ * hidden.
  */
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "tracer/tracer-int.h"
@@ -66,16 +68,18 @@ static void rewrite_mask(struct pin *pin, pid_t tid, const uint64_t *args,
 	process_vm_writev(tid, &local, 1, &remote, 1, 0);
 }
 
-void pin_fixup(struct pin *pin, pid_t tid, int nr, const uint64_t *args,
-	       int64_t ret)
+void pin_fixup(struct pin *pin, pid_t tid, uint32_t arch, int nr,
+	       const uint64_t *args, int64_t ret)
 {
+	int pnr, pers = syscall_locate(arch, nr, &pnr);
+	const struct syscall_fact *f = syscall_fact(pers, pnr);
 	pid_t target = (pid_t)args[0];
 
 	/* Only calls about the task itself; while pinned it is alone. */
-	if (ret < 0 || (target != 0 && target != tid))
+	if (!f || ret < 0 || (target != 0 && target != tid))
 		return;
-	if (nr == SYS_sched_getaffinity && ret > 0)
+	if ((f->flags & SF_GETAFFINITY) && ret > 0)
 		rewrite_mask(pin, tid, args, ret);
-	else if (nr == SYS_sched_setaffinity)
+	else if (f->flags & SF_SETAFFINITY)
 		pin_end(pin, 0, 0);	/* the program's own choice wins */
 }

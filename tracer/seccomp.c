@@ -4,8 +4,11 @@
  * from it with libseccomp.  With the filter, syscalls iotrace does not
  * trace cost no stop at all, count-only syscalls cost one stop, timed ones
  * two; the filter's 16-bit SECCOMP_RET_DATA carries the action, so the
- * stop loop needs no lookup.  The filter is built here, in the parent, and
- * exported as raw BPF so the child only makes one prctl() to load it.
+ * stop loop needs no lookup.  Every personality (x86_64, i386, x32) is
+ * planned by its own numbers from the syscall table; numbers outside the
+ * tables get what -e trace= says of them, which is also the filter's
+ * default.  The filter is built here, in the parent, and exported as raw
+ * BPF so the child only makes one prctl() to load it.
  */
 #include <errno.h>
 #include <linux/seccomp.h>
@@ -20,64 +23,76 @@
 #include <unistd.h>
 #include "tracer/tracer-int.h"
 
-/* These never return: never in the table (like strace), never a stop. */
-static const char *const never_return[] = { "exit", "exit_group", NULL };
-/* Pinning must see these return: the mask the program asks or sets. */
-static const char *const pin_sensitive[] = {
-	"sched_getaffinity", "sched_setaffinity", NULL
-};
-
-static void mark(uint8_t *actions, uint32_t arch, const char *const *names,
-		 uint8_t set, uint8_t clear)
+/* What opts make of number nr of personality pers (-1: outside all). */
+static uint8_t traced_action(const struct tracer_opts *opts, int pers, int nr)
 {
-	int nr;
-
-	for (; *names; names++) {
-		nr = seccomp_syscall_resolve_name_arch(arch, *names);
-		if (nr >= 0 && nr < SYSCALL_SET_MAX)
-			actions[nr] = (uint8_t)((actions[nr] & ~clear) | set);
-	}
-}
-
-/* Whether any call that moves data (%io) is traced: files to attribute. */
-static bool moves_data(const uint8_t *actions, uint32_t arch)
-{
-	struct syscall_set io;
-	char bad[8];
-	int nr;
-
-	syscall_set_parse(&io, "%io", bad, sizeof(bad));
-	for (nr = 0; nr < SYSCALL_SET_MAX; nr++)
-		if (actions[nr] != ACT_SKIP && syscall_set_has(&io, arch, nr))
-			return true;
-	return false;
+	if (opts->trace && !syscall_set_has_pers(opts->trace, pers, nr))
+		return ACT_SKIP;
+	return opts->count && syscall_set_has_pers(opts->count, pers, nr) ?
+	       ACT_COUNT : ACT_TIME;
 }
 
 /*
- * By number, with no name lookups (a name per number costs milliseconds
- * in libseccomp): numbers no name knows get what "all" gives them.
+ * By number, from the sets' bits: no name lookups.  Eight numbers at a
+ * time where neither set has one of them (most of a -e trace= set).
  */
-static void fill_actions(uint8_t *actions, uint32_t arch,
+static void fill_actions(uint8_t *actions, int pers,
 			 const struct tracer_opts *opts)
 {
-	int nr;
+	const uint8_t *t = opts->trace ? opts->trace->bits[pers] : NULL;
+	const uint8_t *c = opts->count ? opts->count->bits[pers] : NULL;
+	int i, nr;
 
-	for (nr = 0; nr < SYSCALL_SET_MAX; nr++) {
-		actions[nr] = ACT_SKIP;
-		if (opts->trace && !syscall_set_has(opts->trace, arch, nr))
+	for (i = 0; i < SYSCALL_SET_MAX / 8; i++) {
+		if ((t && !t[i]) || (!t && (!c || !c[i]))) {
+			memset(actions + i * 8, t ? ACT_SKIP : ACT_TIME, 8);
 			continue;
-		actions[nr] = opts->count &&
-			      syscall_set_has(opts->count, arch, nr) ?
-			      ACT_COUNT : ACT_TIME;
+		}
+		for (nr = i * 8; nr < i * 8 + 8; nr++)
+			actions[nr] = traced_action(opts, pers, nr);
 	}
-	if (!arch)
-		return;
-	mark(actions, arch, never_return, ACT_SKIP, 0xff);
-	/* The fd cache understands native calls only. */
-	if (arch == seccomp_arch_native() && moves_data(actions, arch))
-		fd_mark_tracked(actions, arch);
-	if (opts->pin)
-		mark(actions, arch, pin_sensitive, ACT_FIXUP, 0);
+}
+
+/*
+ * The facts: calls that never return are never a stop (like strace,
+ * never in the table); pinning must see the calls about the CPU mask
+ * return.  Returns whether a call that moves data (%io) is traced.
+ */
+static bool apply_facts(uint8_t *actions, int pers, bool pin)
+{
+	const struct syscall_fact *f;
+	const uint16_t *nrs;
+	int i, n = syscall_pers_facts(pers, &nrs);
+	bool data = false;
+
+	for (i = 0; i < n; i++) {
+		f = syscall_fact(pers, nrs[i]);
+		if (f->flags & SF_NORETURN)
+			actions[nrs[i]] = ACT_SKIP;
+		if (pin && (f->flags & (SF_GETAFFINITY | SF_SETAFFINITY)))
+			actions[nrs[i]] |= ACT_FIXUP;
+		if (f->size && actions[nrs[i]] != ACT_SKIP)
+			data = true;
+	}
+	return data;
+}
+
+/*
+ * Every personality is planned alike: a 32-bit program in a 64-bit tree
+ * (or alone) has its fds tracked and its CPU mask kept like any other.
+ */
+static void fill_plan(struct plan *pl, const struct tracer_opts *opts)
+{
+	bool data = false;
+	int p;
+
+	pl->other = traced_action(opts, -1, -1);
+	for (p = 0; p < syscall_npers; p++) {
+		fill_actions(pl->act[p], p, opts);
+		data |= apply_facts(pl->act[p], p, opts->pin);
+	}
+	for (p = 0; data && p < syscall_npers; p++)
+		fd_mark_tracked(pl->act[p], p);
 }
 
 static bool kernel_at_least(int major, int minor)
@@ -102,39 +117,62 @@ const char *tracer_seccomp_unusable(const struct tracer_opts *opts)
 	return NULL;
 }
 
-/* The action most syscalls get is the filter's default; rules for the rest. */
-static uint8_t most_common(const uint8_t *actions)
-{
-	unsigned counts[32] = { 0 };
-	uint8_t best = 0;
-	int nr;
-
-	for (nr = 0; nr < SYSCALL_SET_MAX; nr++)
-		counts[actions[nr] & 31]++;
-	for (nr = 1; nr < 32; nr++)
-		if (counts[nr] > counts[best])
-			best = (uint8_t)nr;
-	return best;
-}
-
 static uint32_t scmp_action(uint8_t act)
 {
 	return act == ACT_SKIP ? SCMP_ACT_ALLOW : SCMP_ACT_TRACE(act);
 }
 
-static int add_rules(scmp_filter_ctx ctx, const uint8_t *actions, uint8_t dflt)
+/*
+ * The number that names call nr of personality pers for libseccomp,
+ * whose rules take native numbers (or its negative pseudo numbers for
+ * names the native arch lacks, like i386's fstat64) and translate them
+ * into each filter's arch by name.  -1: no name, no rule.
+ */
+static int rule_number(int pers, int nr)
 {
-	int nr, err;
+	char buf[SYSCALL_NAME_MAX];
 
-	for (nr = 0; nr < SYSCALL_SET_MAX; nr++) {
-		if (actions[nr] == dflt)
+	if (pers == 0)
+		return nr;
+	if (!syscall_pers_named(pers, nr))
+		return -1;
+	return seccomp_syscall_resolve_name(syscall_pers_name(pers, nr, buf,
+							      sizeof(buf)));
+}
+
+/*
+ * One personality's filter: its arch only, so each rule lands on that
+ * arch's call of the name.  Numbers that get the default (the action of
+ * numbers outside the table) need no rule; an unnamed number never needs
+ * one (sets and facts reach calls by name).
+ */
+static scmp_filter_ctx pers_filter(const struct plan *pl, int pers)
+{
+	const struct syscall_pers *sp = &syscall_pers[pers];
+	scmp_filter_ctx ctx = seccomp_init(scmp_action(pl->other));
+	int nr, num, err;
+
+	if (!ctx)
+		return NULL;
+	/* A task of an arch no personality has is allowed, never killed. */
+	err = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW);
+	if (!err && sp->token != seccomp_arch_native())
+		err = seccomp_arch_add(ctx, sp->token);
+	if (!err && sp->token != seccomp_arch_native())
+		err = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE);
+	for (nr = 0; !err && nr < SYSCALL_SET_MAX; nr++) {
+		if (pl->act[pers][nr] == pl->other)
 			continue;
-		err = seccomp_rule_add(ctx, scmp_action(actions[nr]), nr, 0);
-		/* A number this libseccomp cannot place is left to dflt. */
-		if (err < 0 && err != -EDOM && err != -EINVAL)
-			return err;
+		num = rule_number(pers, nr);
+		if (num != -1)
+			err = seccomp_rule_add_exact(ctx,
+					scmp_action(pl->act[pers][nr]), num, 0);
 	}
-	return 0;
+	if (err) {
+		seccomp_release(ctx);
+		return NULL;
+	}
+	return ctx;
 }
 
 /* libseccomp 2.5 exports BPF to a descriptor only: read it back. */
@@ -169,26 +207,21 @@ out_close:
 	return err;
 }
 
+/* The personalities' filters merged into one, exported as raw BPF. */
 static int build_filter(struct plan *pl)
 {
-	uint8_t dflt = most_common(pl->native);
-	scmp_filter_ctx ctx = seccomp_init(scmp_action(dflt));
-	int err;
+	scmp_filter_ctx ctx = pers_filter(pl, 0), one;
+	int p, err = ctx ? 0 : -ENOMEM;
 
-	if (!ctx)
-		return -ENOMEM;
-	/*
-	 * i386 calls on x86_64 get the same actions, translated by name;
-	 * any other arch (x32) is allowed, never killed.
-	 */
-	err = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW);
+	for (p = 1; !err && p < syscall_npers; p++) {
+		one = pers_filter(pl, p);
+		err = one ? seccomp_merge(ctx, one) : -ENOMEM;
+		if (err && one)
+			seccomp_release(one);
+	}
 	/* A binary search over syscall numbers: every call runs the filter. */
 	if (!err)
 		err = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-	if (!err && pl->native_arch == SCMP_ARCH_X86_64)
-		err = seccomp_arch_add(ctx, SCMP_ARCH_X86);
-	if (!err)
-		err = add_rules(ctx, pl->native, dflt);
 	if (!err)
 		err = export_bpf(ctx, pl);
 	seccomp_release(ctx);
@@ -197,14 +230,10 @@ static int build_filter(struct plan *pl)
 
 int plan_build(struct plan *pl, const struct tracer_opts *opts)
 {
-	uint32_t native = seccomp_arch_native();
-	uint32_t compat = native == SCMP_ARCH_X86_64 ? SCMP_ARCH_X86 : 0;
 	int err;
 
 	memset(pl, 0, sizeof(*pl));
-	pl->native_arch = native;
-	fill_actions(pl->native, native, opts);
-	fill_actions(pl->compat, compat, opts);
+	fill_plan(pl, opts);
 	if (!opts->seccomp)
 		return 0;
 	err = build_filter(pl);

@@ -1,188 +1,270 @@
 // SPDX-License-Identifier: MIT
 /*
- * Syscall names and sets.  Numbers and names come from libseccomp, never
- * from a table of our own; the only table here is strace's classes
- * (%file, %desc, ...), which are lists of names, resolved per arch.
+ * Syscall names, facts and sets, per personality.  Every name and number
+ * is libseccomp's, dumped at build time into build/gen/systab.h
+ * (scripts/gen-systab.c); every fact is a row of tracer/systab.c.  Here
+ * they are looked up: a call's personality from its arch and number, its
+ * name, its facts, and the -e trace= sets built from names and classes.
+ * Nothing is resolved at start-up.
  */
 #include <errno.h>
-#include <linux/audit.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracer/tracer.h"
+#include "tracer/syscalls.h"
+#include "build/gen/systab.h"
 
-#define X32_SYSCALL_BIT 0x40000000
-
-struct syscall_class {
-	const char *name;	/* without the % */
-	const char *members;	/* space-separated syscall names */
-};
-
-/*
- * strace's classes, by the same rule as strace: %file takes a path,
- * %desc a descriptor, and so on.  %io is iotrace's own: the calls that
- * move data, as the I/O report counts them.  Names a given arch lacks
- * (stat on arm64, say) are skipped.
- */
-static const struct syscall_class classes[] = {
-	{ "file", "open openat openat2 creat access faccessat faccessat2 "
-		  "stat lstat newfstatat statx statfs chdir chroot chmod "
-		  "fchmodat chown lchown fchownat link linkat unlink "
-		  "unlinkat symlink symlinkat readlink readlinkat rename "
-		  "renameat renameat2 mkdir mkdirat rmdir mknod mknodat "
-		  "truncate utime utimes utimensat futimesat execve execveat "
-		  "getxattr lgetxattr setxattr lsetxattr listxattr "
-		  "llistxattr removexattr lremovexattr mount umount2 swapon "
-		  "swapoff acct pivot_root name_to_handle_at "
-		  "inotify_add_watch fanotify_mark uselib quotactl "
-		  "open_tree move_mount fspick mount_setattr" },
-	{ "desc", "read write open openat openat2 creat close fstat lseek "
-		  "mmap ioctl pread64 pwrite64 readv writev preadv pwritev "
-		  "preadv2 pwritev2 pipe pipe2 select pselect6 poll ppoll "
-		  "dup dup2 dup3 fcntl flock fsync fdatasync sync_file_range "
-		  "syncfs ftruncate fallocate getdents getdents64 fchdir "
-		  "fchmod fchown fstatfs readahead fadvise64 fgetxattr "
-		  "fsetxattr flistxattr fremovexattr epoll_create "
-		  "epoll_create1 epoll_ctl epoll_wait epoll_pwait "
-		  "epoll_pwait2 eventfd eventfd2 timerfd_create "
-		  "timerfd_settime timerfd_gettime signalfd signalfd4 "
-		  "inotify_init inotify_init1 fanotify_init sendfile splice "
-		  "tee vmsplice copy_file_range memfd_create userfaultfd "
-		  "faccessat faccessat2 fchmodat fchownat newfstatat statx "
-		  "linkat unlinkat symlinkat readlinkat renameat renameat2 "
-		  "mkdirat mknodat utimensat futimesat execveat "
-		  "name_to_handle_at open_by_handle_at pidfd_open "
-		  "pidfd_getfd close_range io_uring_setup io_uring_enter "
-		  "io_uring_register" },
-	{ "network", "socket socketpair bind listen accept accept4 connect "
-		     "getsockname getpeername sendto recvfrom sendmsg "
-		     "recvmsg sendmmsg recvmmsg shutdown setsockopt "
-		     "getsockopt" },
-	{ "process", "fork vfork clone clone3 execve execveat exit "
-		     "exit_group wait4 waitid kill tkill tgkill "
-		     "rt_sigqueueinfo rt_tgsigqueueinfo pidfd_send_signal "
-		     "unshare" },
-	{ "signal", "rt_sigaction rt_sigprocmask rt_sigreturn rt_sigsuspend "
-		    "rt_sigpending rt_sigtimedwait rt_sigqueueinfo "
-		    "rt_tgsigqueueinfo sigaltstack kill tkill tgkill signalfd "
-		    "signalfd4 pause pidfd_send_signal" },
-	{ "memory", "mmap munmap mprotect brk mremap madvise mlock munlock "
-		    "mlockall munlockall mincore msync remap_file_pages mbind "
-		    "set_mempolicy get_mempolicy migrate_pages move_pages "
-		    "pkey_mprotect mlock2 process_madvise shmat shmdt" },
-	{ "ipc", "msgget msgsnd msgrcv msgctl semget semop semtimedop semctl "
-		 "shmget shmat shmdt shmctl" },
-	{ "stat", "stat lstat fstat newfstatat statx" },
-	{ "creds", "getuid geteuid getgid getegid setuid setgid setreuid "
-		   "setregid setresuid setresgid getresuid getresgid "
-		   "setfsuid setfsgid getgroups setgroups capget capset "
-		   "prctl" },
-	{ "clock", "time gettimeofday settimeofday clock_gettime "
-		   "clock_settime clock_getres clock_nanosleep adjtimex "
-		   "clock_adjtime" },
-	{ "io", "read write pread64 pwrite64 readv writev preadv pwritev "
-		"preadv2 pwritev2 sendfile splice tee vmsplice "
-		"copy_file_range sendto recvfrom sendmsg recvmsg" },
-	{ "sync", "fsync fdatasync sync syncfs sync_file_range msync" },
-};
-
-const char *const syscall_class_names[] = {
-	"%file", "%desc", "%network", "%process", "%signal", "%memory",
-	"%ipc", "%stat", "%creds", "%clock", "%io", "%sync", NULL
-};
-
-/* The arches a set covers: the native one and, on x86_64, i386. */
-static uint32_t native_arch(void)
+int syscall_locate_other(uint32_t arch, int nr, int *pnr)
 {
-	return seccomp_arch_native();
+	int p, found = -1;
+
+	*pnr = nr;
+	for (p = 0; p < syscall_npers; p++) {
+		const struct syscall_pers *sp = &syscall_pers[p];
+
+		if (sp->arch != arch)
+			continue;
+		/* A negative number (syscall(-1)) is nobody's x32 call. */
+		if (!sp->nr_bit) {
+			if (found < 0)
+				found = p;
+		} else if (nr >= 0 && (nr & sp->nr_bit)) {
+			*pnr = nr & ~sp->nr_bit;
+			return p;
+		}
+	}
+	return found;
 }
 
-static uint32_t compat_arch(void)
+/* The name of a named number (offsets in gen_strs: no relocations). */
+static const char *name_at(int pers, int nr)
 {
-	return native_arch() == SCMP_ARCH_X86_64 ? SCMP_ARCH_X86 : 0;
+	return gen_strs + gen_names[pers][nr];
+}
+
+static bool in_table(int pers, int nr)
+{
+	return pers >= 0 && pers < syscall_npers && nr >= 0 &&
+	       nr < SYSCALL_SET_MAX;
+}
+
+const struct syscall_fact *syscall_fact(int pers, int nr)
+{
+	unsigned i = in_table(pers, nr) ? gen_facts[pers][nr] : 0;
+
+	return i ? &syscall_facts[i - 1] : NULL;
+}
+
+int syscall_pers_facts(int pers, const uint16_t **nrs)
+{
+	if (pers < 0 || pers >= syscall_npers)
+		return 0;
+	*nrs = gen_fact_nrs + gen_fact_nrs_from[pers];
+	return gen_fact_nrs_from[pers + 1] - gen_fact_nrs_from[pers];
+}
+
+uint32_t syscall_fact_classes(const struct syscall_fact *f)
+{
+	return f ? f->classes | (f->size ? SC_IO : 0) : 0;
+}
+
+const struct syscall_fact *syscall_fact_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < syscall_nfacts; i++)
+		if (!strcmp(syscall_facts[i].name, name))
+			return &syscall_facts[i];
+	return NULL;
+}
+
+bool syscall_pers_named(int pers, int nr)
+{
+	return in_table(pers, nr) && gen_names[pers][nr];
+}
+
+const char *syscall_pers_name(int pers, int nr, char *buf, size_t size)
+{
+	if (syscall_pers_named(pers, nr))
+		return name_at(pers, nr);
+	snprintf(buf, size, "syscall_%d", nr);
+	return buf;
 }
 
 const char *syscall_name(uint32_t arch, int nr, char *buf, size_t size)
 {
-	uint32_t token = arch;
-	char *name;
+	int pnr, pers = syscall_locate(arch, nr, &pnr);
 
-	/* A negative number (syscall(-1)) has the bit set too: not x32. */
-	if (arch == SCMP_ARCH_X86_64 && nr >= 0 && (nr & X32_SYSCALL_BIT))
-		token = SCMP_ARCH_X32;
-	name = seccomp_syscall_resolve_num_arch(token, nr);
-	if (name) {
-		snprintf(buf, size, "%s", name);
-		free(name);
-	} else {
-		snprintf(buf, size, "syscall_%d",
-			 token == SCMP_ARCH_X32 ? nr & ~X32_SYSCALL_BIT : nr);
+	return syscall_pers_name(pers, pnr, buf, size);
+}
+
+/* pers's named numbers sorted by name, and how many there are. */
+static const uint16_t *by_name(int pers, int *n)
+{
+	*n = gen_by_name_from[pers + 1] - gen_by_name_from[pers];
+	return gen_by_name + gen_by_name_from[pers];
+}
+
+/* The first of pers's names-sorted numbers whose name is not below name. */
+static int lower_bound(int pers, const char *name)
+{
+	int lo = 0, hi, mid;
+	const uint16_t *sorted = by_name(pers, &hi);
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(name_at(pers, sorted[mid]), name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return buf;
+	return lo;
+}
+
+int syscall_pers_number(int pers, const char *name)
+{
+	const uint16_t *sorted;
+	int i, n;
+
+	if (pers < 0 || pers >= syscall_npers)
+		return -1;
+	sorted = by_name(pers, &n);
+	i = lower_bound(pers, name);
+	if (i < n && !strcmp(name_at(pers, sorted[i]), name))
+		return sorted[i];
+	return -1;
 }
 
 int syscall_number(const char *name)
 {
-	int nr = seccomp_syscall_resolve_name_arch(native_arch(), name);
-
-	return nr < 0 ? -1 : nr;
+	return syscall_pers_number(0, name);
 }
 
-static void bit_set(uint8_t *bits, int nr, bool on)
+int syscall_pers_find(const char *word)
 {
-	if (nr < 0 || nr >= SYSCALL_SET_MAX)
-		return;
-	if (on)
-		bits[nr / 8] |= (uint8_t)(1u << (nr % 8));
-	else
-		bits[nr / 8] &= (uint8_t)~(1u << (nr % 8));
+	int p;
+
+	for (p = 0; p < syscall_npers; p++)
+		if (!strcmp(syscall_pers[p].name, word))
+			return p;
+	return -1;
 }
+
+/* "syscall_N": 0 and N; -1 for anything else. */
+static int unnamed_number(const char *name, int *nr)
+{
+	const char *digits = name + strlen("syscall_");
+	char *end;
+	long n;
+
+	if (strncmp(name, "syscall_", strlen("syscall_")) ||
+	    !*(digits + (*digits == '-')))
+		return -1;
+	errno = 0;
+	n = strtol(digits, &end, 10);
+	if (*end || errno || n < INT32_MIN || n > INT32_MAX)
+		return -1;
+	*nr = (int)n;
+	return 0;
+}
+
+int syscall_pers_lookup(int pers, const char *name, int *nr)
+{
+	*nr = syscall_pers_number(pers, name);
+	return *nr >= 0 ? 0 : unnamed_number(name, nr);
+}
+
+int syscall_lookup(const char *label, int *pers, int *nr)
+{
+	char name[SYSCALL_NAME_MAX];
+	const char *slash = strchr(label, '/');
+	size_t len = slash ? (size_t)(slash - label) : strlen(label);
+	int p;
+
+	if (len >= sizeof(name))
+		return -1;
+	memcpy(name, label, len);
+	name[len] = '\0';
+	if (slash) {
+		*pers = syscall_pers_find(slash + 1);
+		return *pers < 0 ? -1 : syscall_pers_lookup(*pers, name, nr);
+	}
+	for (p = 0; p < syscall_npers; p++) {
+		*nr = syscall_pers_number(p, name);
+		if (*nr >= 0) {
+			*pers = p;
+			return 0;
+		}
+	}
+	*pers = 0;
+	return unnamed_number(name, nr);
+}
+
+/* --- sets --- */
 
 bool syscall_set_has(const struct syscall_set *set, uint32_t arch, int nr)
 {
-	const uint8_t *bits = arch == native_arch() ? set->native : set->compat;
+	int pnr, pers = syscall_locate(arch, nr, &pnr);
 
-	if (nr < 0 || nr >= SYSCALL_SET_MAX)
-		return false;
-	return bits[nr / 8] & (1u << (nr % 8));
+	return syscall_set_has_pers(set, pers, pnr);
 }
 
-/* Sets or clears one name in both arches; -1 when neither knows it. */
+static void bit_set(struct syscall_set *set, int pers, int nr, bool on)
+{
+	uint8_t *b = &set->bits[pers][nr / 8];
+
+	if (on)
+		*b |= (uint8_t)(1u << (nr % 8));
+	else
+		*b &= (uint8_t)~(1u << (nr % 8));
+}
+
+/* Every number called name, in every personality; -1 when none. */
 static int set_name(struct syscall_set *set, const char *name, bool on)
 {
-	int nat = seccomp_syscall_resolve_name_arch(native_arch(), name);
-	int cmp = compat_arch() ?
-		  seccomp_syscall_resolve_name_arch(compat_arch(), name) : -1;
+	const uint16_t *sorted;
+	int p, i, n, nr, found = -1;
 
-	bit_set(set->native, nat, on);
-	bit_set(set->compat, cmp, on);
-	return nat < 0 && cmp < 0 ? -1 : 0;
+	for (p = 0; p < syscall_npers; p++) {
+		sorted = by_name(p, &n);
+		for (i = lower_bound(p, name); i < n; i++) {
+			nr = sorted[i];
+			if (strcmp(name_at(p, nr), name))
+				break;
+			bit_set(set, p, nr, on);
+			found = 0;
+		}
+	}
+	return found;
 }
 
 static int set_class(struct syscall_set *set, const char *cls, bool on)
 {
-	char word[64];
-	const char *p, *end;
-	size_t i;
+	const struct syscall_class *c;
+	const uint16_t *nrs;
+	int p, i, n, nr;
 
-	for (i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
-		if (strcmp(classes[i].name, cls))
-			continue;
-		for (p = classes[i].members; *p; p = *end ? end + 1 : end) {
-			end = strchrnul(p, ' ');
-			snprintf(word, sizeof(word), "%.*s", (int)(end - p), p);
-			set_name(set, word, on);
+	for (c = syscall_classes; c->name && strcmp(c->name, cls); c++)
+		;
+	if (!c->name)
+		return -1;
+	for (p = 0; p < syscall_npers; p++) {
+		n = syscall_pers_facts(p, &nrs);
+		for (i = 0; i < n; i++) {
+			nr = nrs[i];
+			if (syscall_fact_classes(syscall_fact(p, nr)) &
+			    c->mask)
+				bit_set(set, p, nr, on);
 		}
-		return 0;
 	}
-	return -1;
+	return 0;
 }
 
 static int set_word(struct syscall_set *set, const char *word, bool on)
 {
 	if (!strcmp(word, "all")) {
-		memset(set, on ? 0xff : 0, sizeof(*set));
+		memset(set->bits, on ? 0xff : 0, sizeof(set->bits));
+		set->other = on;
 		return 0;
 	}
 	if (!strcmp(word, "none"))
@@ -193,6 +275,16 @@ static int set_word(struct syscall_set *set, const char *word, bool on)
 	if (word[0] == '?')
 		return (set_name(set, word + 1, on), 0);
 	return set_name(set, word, on);
+}
+
+static void set_negate(struct syscall_set *set)
+{
+	size_t p, i;
+
+	for (p = 0; p < SYSCALL_PERS_MAX; p++)
+		for (i = 0; i < sizeof(set->bits[p]); i++)
+			set->bits[p][i] = (uint8_t)~set->bits[p][i];
+	set->other = !set->other;
 }
 
 int syscall_set_parse(struct syscall_set *set, const char *spec,
@@ -223,13 +315,7 @@ int syscall_set_parse(struct syscall_set *set, const char *spec,
 		if (!*end)
 			break;
 	}
-	if (negate) {
-		size_t i;
-
-		for (i = 0; i < sizeof(set->native); i++) {
-			set->native[i] = (uint8_t)~set->native[i];
-			set->compat[i] = (uint8_t)~set->compat[i];
-		}
-	}
+	if (negate)
+		set_negate(set);
 	return 0;
 }

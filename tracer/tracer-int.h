@@ -35,11 +35,13 @@ enum {
 				   it frees is known from its arguments */
 };
 
-/* The actions for every syscall, and the filter that encodes them. */
+/*
+ * The actions for every syscall of every personality (syscalls.h), one
+ * for the numbers outside the tables, and the filter that encodes them.
+ */
 struct plan {
-	uint8_t native[SYSCALL_SET_MAX];
-	uint8_t compat[SYSCALL_SET_MAX];
-	uint32_t native_arch;
+	uint8_t act[SYSCALL_PERS_MAX][SYSCALL_SET_MAX];
+	uint8_t other;			/* numbers outside every table */
 	struct sock_filter *bpf;	/* NULL: PTRACE_SYSCALL mode */
 	unsigned short bpf_len;
 	bool no_new_privs;		/* needed to load it without privilege */
@@ -50,9 +52,11 @@ void plan_release(struct plan *pl);
 
 static inline uint8_t plan_action(const struct plan *pl, uint32_t arch, int nr)
 {
-	const uint8_t *a = arch == pl->native_arch ? pl->native : pl->compat;
+	int pnr, pers = syscall_locate(arch, nr, &pnr);
 
-	return nr >= 0 && nr < SYSCALL_SET_MAX ? a[nr] : ACT_TIME;
+	if (pers < 0 || pnr < 0 || pnr >= SYSCALL_SET_MAX)
+		return pl->other;
+	return pl->act[pers][pnr];
 }
 
 /*
@@ -60,7 +64,7 @@ static inline uint8_t plan_action(const struct plan *pl, uint32_t arch, int nr)
  * execve, clone...) where the plan would skip them: a cache that missed a
  * close could name the wrong file.
  */
-void fd_mark_tracked(uint8_t *actions, uint32_t arch);
+void fd_mark_tracked(uint8_t *actions, int pers);
 
 /*
  * Why the seccomp filter cannot be used with opts here, or NULL
@@ -83,8 +87,8 @@ void pin_start(struct pin *pin);
 /* A second task appeared (child tid): everyone gets orig back. */
 void pin_end(struct pin *pin, pid_t parent, pid_t child);
 /* At the exit of a FIXUP call: make sched_getaffinity tell orig. */
-void pin_fixup(struct pin *pin, pid_t tid, int nr, const uint64_t *args,
-	       int64_t ret);
+void pin_fixup(struct pin *pin, pid_t tid, uint32_t arch, int nr,
+	       const uint64_t *args, int64_t ret);
 
 /* Per-task state, in a table keyed by tid (tasks.c). */
 struct task {

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "tracer/syscalls.h"	/* names, facts and sets per personality */
 
 /* Flags of an event. */
 enum {
@@ -54,16 +55,6 @@ struct tracer_event {
 struct tracer_sink {
 	void (*syscall)(void *ctx, const struct tracer_event *ev);
 	void *ctx;
-};
-
-/*
- * A set of syscalls, by number, for the native arch and (on x86_64) the
- * i386 compat arch.  Built from names and strace-style classes.
- */
-#define SYSCALL_SET_MAX 1024
-struct syscall_set {
-	uint8_t native[SYSCALL_SET_MAX / 8];
-	uint8_t compat[SYSCALL_SET_MAX / 8];
 };
 
 /* How an engine traces; the same options go to probe, calibrate and run. */
@@ -199,26 +190,6 @@ void tracer_signals_init(void);
  */
 int tracer_pending_signal(void);
 
-/* --- syscall names and sets (syscalls.c) --- */
-
-/* Name of nr in arch, or "syscall_NNN" in buf for numbers without one. */
-const char *syscall_name(uint32_t arch, int nr, char *buf, size_t size);
-
-/* Number of a syscall by name in the native arch, or -1. */
-int syscall_number(const char *name);
-
-/*
- * Parses strace's -e trace= value: a comma list of names and %class
- * words, with a leading '!' negating the whole list.  Returns 0, or -1
- * with the offending word in bad.
- */
-int syscall_set_parse(struct syscall_set *set, const char *spec,
-		      char *bad, size_t badsize);
-bool syscall_set_has(const struct syscall_set *set, uint32_t arch, int nr);
-
-/* Names of the strace classes, for --help and the man page. */
-extern const char *const syscall_class_names[];
-
 /*
  * --- what traced fds point at (fds.c, fdinfo.c) ---
  * Not called by the stop loop: the sink uses them, while the task that
@@ -245,10 +216,11 @@ uint32_t fd_logical_block_size(dev_t dev);
 
 /*
  * A bounded cache of an id per (task, fd), kept right by feeding it every
- * event: fds closed, replaced or reused are forgotten.  Only native-arch
- * events are understood.  A cache that does not see every syscall (-e
- * trace= filters out the closes) cannot know when an fd changes, so with
- * sees_all false it never hits and every lookup goes to /proc.
+ * event: fds closed, replaced or reused are forgotten, whatever the
+ * personality of the call (native_arch is not needed any more).  A cache
+ * that does not see every syscall (-e trace= filters out the closes)
+ * cannot know when an fd changes, so with sees_all false it never hits
+ * and every lookup goes to /proc.
  */
 struct fd_cache;
 struct fd_cache *fd_cache_new(uint32_t native_arch, bool sees_all);

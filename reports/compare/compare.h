@@ -14,7 +14,7 @@
 #include "reports/render/render.h"
 
 struct diff_row {
-	const char *name;
+	const char *name;	/* profile_row_label(), or a sub-row's */
 	const struct profile_row *base, *new;	/* NULL: not in that run */
 };
 
@@ -35,6 +35,7 @@ struct diff {
 	const char *base_name, *new_name;	/* file names, for headers */
 	struct diff_row *rows;
 	size_t nrows;
+	char (*labels)[PROFILE_ROW_LABEL_MAX];	/* the rows' names */
 	struct diff_sub *subs;		/* diff-breakdown.c */
 	size_t nsubs;
 	struct profile_totals tbase, tnew;
@@ -80,7 +81,7 @@ void diff_sub_label(const struct diff_sub *s, char *buf, size_t size);
 
 struct fail_if_term {
 	char text[64];			/* the term as written */
-	char syscall[PROFILE_NAME_MAX];	/* "" for totals */
+	char syscall[PROFILE_ROW_LABEL_MAX]; /* "" for totals; "write/i386" */
 	int metric;			/* index in the metrics table */
 	bool greater, or_equal;		/* > >= < <= */
 	bool percent;			/* relative change, in % of BASE */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pairing the rows of two profiles by syscall name, ordering the pairs
- * by how much they changed, and saying the result in one line: how much
- * more or less time NEW spends in syscalls, and which syscall explains
- * most of it.
+ * Pairing the rows of two profiles by syscall (personality and name),
+ * ordering the pairs by how much they changed, and saying the result in
+ * one line: how much more or less time NEW spends in syscalls, and which
+ * syscall explains most of it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,34 +20,50 @@ static bool used(const struct profile_row *r)
 	return r && r->calls;
 }
 
+/*
+ * A pair of rows, named as both runs' tables name them; the names live
+ * in d->labels, which sorting the rows does not move.
+ */
+static void add_pair(struct diff *d, const struct profile_row *b,
+		     const struct profile_row *w)
+{
+	struct diff_row *r = &d->rows[d->nrows];
+
+	r->name = profile_row_label(b ? b : w, d->labels[d->nrows],
+				    sizeof(d->labels[d->nrows]));
+	r->base = b;
+	r->new = w;
+	d->nrows++;
+}
+
+/* Rows pair by (personality, name): i386's write is not x86_64's. */
 int diff_build(struct diff *d, const struct profile *base,
 	       const struct profile *new, const struct report_opts *o)
 {
-	size_t i, n = 0;
+	const struct profile_row *b, *w;
+	size_t i;
 
 	memset(d, 0, sizeof(*d));
 	d->base = base;
 	d->new = new;
 	d->o = o;
 	d->rows = calloc(base->nrows + new->nrows + 1, sizeof(*d->rows));
-	if (!d->rows)
+	d->labels = calloc(base->nrows + new->nrows + 1, sizeof(*d->labels));
+	if (!d->rows || !d->labels) {
+		diff_release(d);
 		return -ENOMEM;
+	}
 	for (i = 0; i < base->nrows; i++) {
-		const struct profile_row *b = &base->rows[i];
-		const struct profile_row *w = profile_row_find(new, b->name);
-
+		b = &base->rows[i];
+		w = profile_row_match(new, b);
 		if (used(b) || used(w))
-			d->rows[n++] = (struct diff_row){
-				b->name, used(b) ? b : NULL, used(w) ? w : NULL
-			};
+			add_pair(d, used(b) ? b : NULL, used(w) ? w : NULL);
 	}
 	for (i = 0; i < new->nrows; i++) {
-		const struct profile_row *w = &new->rows[i];
-
-		if (used(w) && !profile_row_find(base, w->name))
-			d->rows[n++] = (struct diff_row){ w->name, NULL, w };
+		w = &new->rows[i];
+		if (used(w) && !profile_row_match(base, w))
+			add_pair(d, NULL, w);
 	}
-	d->nrows = n;
 	profile_totals(base, &d->tbase);
 	profile_totals(new, &d->tnew);
 	if (diff_build_subs(d) < 0) {
@@ -60,8 +76,10 @@ int diff_build(struct diff *d, const struct profile *base,
 void diff_release(struct diff *d)
 {
 	free(d->rows);
+	free(d->labels);
 	free(d->subs);
 	d->rows = NULL;
+	d->labels = NULL;
 	d->subs = NULL;
 	d->nrows = d->nsubs = 0;
 }
@@ -312,7 +330,7 @@ void diff_headline(const struct diff *d, char *buf, size_t size)
 	uint64_t u = uncertainty(d, d->base, &d->tbase) +
 		     uncertainty(d, d->new, &d->tnew);
 	const struct diff_row *top = diff_top(d);
-	char much[32], times[48], why[128] = "";
+	char much[32], times[48], why[160] = "";
 
 	if (untimed_headline(d, buf, size))
 		return;

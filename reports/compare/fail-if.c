@@ -80,18 +80,19 @@ static int parse_left(struct fail_if_term *t, char *left, char *bad,
 {
 	char *dot = strchr(left, '.'), *m = dot ? dot + 1 : left;
 	size_t i, len;
+	int pers, nr;
 
 	if (dot) {
 		*dot = '\0';
 		len = strlen(left);
 		if (!len || len >= sizeof(t->syscall) ||
 		    strspn(left, "abcdefghijklmnopqrstuvwxyz"
-				 "0123456789_") != len)
+				 "0123456789_/") != len)
 			return bad_term(bad, size, t->text, "not a syscall "
 					"name before the '.'");
 		memcpy(t->syscall, left, len + 1);
 		/* A typo would otherwise compare two zeros forever. */
-		if (syscall_number(t->syscall) < 0)
+		if (syscall_lookup(t->syscall, &pers, &nr) < 0)
 			return bad_term(bad, size, t->text, "unknown syscall");
 	}
 	for (i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++) {

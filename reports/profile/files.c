@@ -347,8 +347,8 @@ int profile_add_files(struct profile *p, struct fd_cache *c,
 	r = profile_event_row(p, ev);
 	if (!r)
 		return -ENOMEM;
-	/* The cache knows native syscall numbers only. */
-	if (r->fd_arg < 0 || ev->arch != p->native_arch)
+	/* The cache knows every personality's calls (tracer/systab.c). */
+	if (r->fd_arg < 0)
 		return 0;
 	f1 = file_of(p, c, ev->tid, (int)ev->args[r->fd_arg]);
 	if (f1 >= 0 && r->fd_arg2 >= 0) {

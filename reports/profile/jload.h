@@ -42,6 +42,9 @@ int jload_bool(struct jload *j, json_t *obj, const char *key, bool *out);
 int jload_string(struct jload *j, json_t *obj, const char *key, char *buf,
 		 size_t size);
 
+/* A row's optional "personality": its index, -1 absent or unknown. */
+int load_personality(struct jload *j, json_t *obj, int *pers);
+
 /* --- breakdowns, engine and calibrated (json-breakdown.c) --- */
 /* Sets "files", "ios" and "breakdowns" in doc.  0, or -1: no memory. */
 int breakdowns_to_json(json_t *doc, const struct profile *p);

@@ -33,10 +33,11 @@ static struct place place_of(const struct profile_dim *d)
 	return (struct place){ "keys", "rows", "key", "key2" };
 }
 
-/* The one place a sub-row's syscall is named. */
-static const char *row_name(const struct profile *p, uint32_t row)
+/* The one place a sub-row's syscall is named: its name, in buf. */
+static const char *row_name(const struct profile *p, uint32_t row,
+			    char *buf)
 {
-	return p->rows[row].name;
+	return profile_row_name(&p->rows[row], buf, PROFILE_NAME_MAX);
 }
 
 /* --- writing --- */
@@ -68,6 +69,8 @@ static json_t *sub_object(const struct profile *p,
 {
 	const struct profile_sub_counter *c;
 	struct place pl = place_of(b->dim);
+	const char *pers = profile_row_pers(&p->rows[s->row]);
+	char name[PROFILE_NAME_MAX];
 	json_t *o = json_object();
 	int err = 0;
 
@@ -77,7 +80,11 @@ static json_t *sub_object(const struct profile *p,
 	err |= json_object_set_new(o, pl.ref2, s->key2 == PROFILE_KEY_NONE ?
 				   json_null() : json_integer(s->key2));
 	err |= json_object_set_new(o, "syscall",
-				   json_string(row_name(p, s->row)));
+				   json_string(row_name(p, s->row, name)));
+	/* Added within iotrace/1; absent for the native personality. */
+	if (pers)
+		err |= json_object_set_new(o, "personality",
+					   json_string(pers));
 	for (c = profile_sub_counters; c->name; c++)
 		err |= json_object_set_new(o, c->name,
 					   u64(profile_sub_counter_get(s, c)));
@@ -274,10 +281,12 @@ static int syscall_row(struct jload *j, const struct profile *p, json_t *o,
 {
 	const struct profile_row *r;
 	char name[PROFILE_NAME_MAX];
+	int pers;
 
-	if (jload_string(j, o, "syscall", name, sizeof(name)) < 0)
+	if (jload_string(j, o, "syscall", name, sizeof(name)) < 0 ||
+	    load_personality(j, o, &pers) < 0)
 		return -1;
-	r = profile_row_find(p, name);
+	r = profile_row_find_in(p, pers, name);
 	if (!r) {
 		jload_push_key(j, "syscall");
 		return jfail(j, "'%s' is not in syscalls", name);

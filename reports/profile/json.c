@@ -71,16 +71,21 @@ static json_t *hist_object(const struct profile_row *r)
 static json_t *row_object(const struct profile_row *r)
 {
 	const struct profile_counter *k;
+	char name[PROFILE_NAME_MAX];
 	json_t *o = json_object();
 	int err = 0;
 
 	if (!o)
 		return NULL;
-	err |= set(o, "name", json_string(r->name));
+	err |= set(o, "name", json_string(profile_row_name(r, name,
+							   sizeof(name))));
 	for (k = profile_counters; k->name; k++)
 		err |= set(o, k->name, u64(profile_counter_get(r, k)));
 	err |= set(o, "errnos", errno_object(r));
 	err |= set(o, "hist", hist_object(r));
+	/* Added within iotrace/1: last; absent for the native personality. */
+	if (profile_row_pers(r))
+		err |= set(o, "personality", json_string(profile_row_pers(r)));
 	if (err) {
 		json_decref(o);
 		return NULL;

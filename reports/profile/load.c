@@ -190,6 +190,24 @@ static int get_name(struct jload *j, json_t *obj, char *buf, size_t size)
 	return 0;
 }
 
+/*
+ * The optional "personality" of a row: its index, or -1 when absent (an
+ * older file: the name alone says it, native first) or not one of this
+ * build's (a file from another architecture: the same).
+ */
+int load_personality(struct jload *j, json_t *obj, int *pers)
+{
+	char word[16];
+
+	*pers = -1;
+	if (!json_object_get(obj, "personality"))
+		return 0;
+	if (jload_string(j, obj, "personality", word, sizeof(word)) < 0)
+		return -1;
+	*pers = syscall_pers_find(word);
+	return 0;
+}
+
 /* "ENOENT", or "E512" for values without a name. 0: not an errno. */
 static int errno_of(const char *name)
 {
@@ -293,15 +311,18 @@ static int load_row(struct jload *j, struct profile *p, json_t *o)
 {
 	const struct profile_counter *k;
 	struct profile_row row, *r;
+	char name[PROFILE_NAME_MAX];
+	int pers;
 
 	if (!json_is_object(o))
 		return jfail(j, "expected an object, got %s",
 			     jload_type_word(json_typeof(o)));
 	memset(&row, 0, sizeof(row));
-	if (get_name(j, o, row.name, sizeof(row.name)) < 0)
+	if (get_name(j, o, name, sizeof(name)) < 0 ||
+	    load_personality(j, o, &pers) < 0)
 		return -1;
-	if (profile_row_find(p, row.name))
-		return jfail(j, "syscall '%s' given twice", row.name);
+	if (profile_row_find_in(p, pers, name))
+		return jfail(j, "syscall '%s' given twice", name);
 	for (k = profile_counters; k->name; k++)
 		if (jload_u64(j, o, k->name,
 			      (uint64_t *)((char *)&row + k->offset)))
@@ -309,10 +330,13 @@ static int load_row(struct jload *j, struct profile *p, json_t *o)
 	if (load_errnos(j, o, &row) < 0 || load_hist(j, o, &row) < 0 ||
 	    check_row(j, &row) < 0)
 		return -1;
-	r = profile_row_get(p, row.name);
+	r = profile_row_get_in(p, pers, name);
 	if (!r)
 		return jfail(j, "out of memory");
-	/* What the name implies, not in the file: keep new_row's. */
+	/* The key and what it implies, not in the file: keep new_row's. */
+	row.pers = r->pers;
+	row.nr = r->nr;
+	memcpy(row.unknown, r->unknown, sizeof(row.unknown));
 	row.io_arg = r->io_arg;
 	row.fd_arg = r->fd_arg;
 	row.fd_arg2 = r->fd_arg2;

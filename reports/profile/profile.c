@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Aggregating events into the profile.  profile_add() is on the stop
- * loop's path: one array index to find the row, a handful of additions,
- * no allocation except the first time a syscall is seen.
+ * loop's path: one array index to find the row (rows.c), a handful of
+ * additions, no allocation except the first time a syscall is seen.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -14,50 +14,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "reports/profile/profile.h"
-
-/*
- * The syscalls that move data, which argument holds the size asked for
- * (vectored calls carry theirs in memory iotrace does not read), and
- * which hold the fds: the source (or only) fd first, the destination of
- * a two-fd call second.
- */
-static const struct {
-	const char *name;
-	int size_arg;
-	int8_t fd_arg, fd_arg2;
-} io_syscalls[] = {
-	{ "read", 2, 0, -1 },		{ "write", 2, 0, -1 },
-	{ "pread64", 2, 0, -1 },	{ "pwrite64", 2, 0, -1 },
-	{ "readv", IO_UNSIZED, 0, -1 },	{ "writev", IO_UNSIZED, 0, -1 },
-	{ "preadv", IO_UNSIZED, 0, -1 },
-	{ "pwritev", IO_UNSIZED, 0, -1 },
-	{ "preadv2", IO_UNSIZED, 0, -1 },
-	{ "pwritev2", IO_UNSIZED, 0, -1 },
-	{ "sendfile", 3, 1, 0 },	{ "sendfile64", 3, 1, 0 },
-	{ "splice", 4, 0, 2 },		{ "tee", 2, 0, 1 },
-	{ "vmsplice", IO_UNSIZED, 0, -1 },
-	{ "copy_file_range", 4, 0, 2 },
-	{ "sendto", 2, 0, -1 },		{ "recvfrom", 2, 0, -1 },
-	{ "sendmsg", IO_UNSIZED, 0, -1 },
-	{ "recvmsg", IO_UNSIZED, 0, -1 },
-};
-
-static int io_index(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(io_syscalls) / sizeof(io_syscalls[0]); i++)
-		if (!strcmp(io_syscalls[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-int profile_io_arg(const char *name)
-{
-	int i = io_index(name);
-
-	return i < 0 ? IO_NONE : io_syscalls[i].size_arg;
-}
 
 void profile_init(struct profile *p)
 {
@@ -115,72 +71,6 @@ int profile_set_command(struct profile *p, int argc, char *const argv[])
 	}
 	p->argc = argc;
 	return 0;
-}
-
-static struct profile_row *new_row(struct profile *p, const char *name)
-{
-	struct profile_row *r;
-	int io;
-
-	if (p->nrows == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-
-		r = realloc(p->rows, cap * sizeof(*r));
-		if (!r)
-			return NULL;
-		p->rows = r;
-		p->cap = cap;
-	}
-	r = &p->rows[p->nrows++];
-	memset(r, 0, sizeof(*r));
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->min_ns = UINT64_MAX;
-	io = io_index(name);
-	r->io_arg = io < 0 ? IO_NONE : io_syscalls[io].size_arg;
-	r->fd_arg = io < 0 ? -1 : io_syscalls[io].fd_arg;
-	r->fd_arg2 = io < 0 ? -1 : io_syscalls[io].fd_arg2;
-	return r;
-}
-
-const struct profile_row *profile_row_find(const struct profile *p,
-					   const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < p->nrows; i++)
-		if (!strcmp(p->rows[i].name, name))
-			return &p->rows[i];
-	return NULL;
-}
-
-struct profile_row *profile_row_get(struct profile *p, const char *name)
-{
-	struct profile_row *r = (struct profile_row *)profile_row_find(p, name);
-
-	return r ? r : new_row(p, name);
-}
-
-/* The row of an event: by index for the native arch, by name otherwise. */
-struct profile_row *profile_event_row(struct profile *p,
-				      const struct tracer_event *ev)
-{
-	char name[PROFILE_NAME_MAX];
-	struct profile_row *r;
-	bool indexed = ev->arch == p->native_arch && ev->nr >= 0 &&
-		       ev->nr < SYSCALL_SET_MAX;
-
-	if (indexed && p->index && p->index[ev->nr])
-		return &p->rows[p->index[ev->nr] - 1];
-	if (indexed && !p->index) {
-		p->index = calloc(SYSCALL_SET_MAX, sizeof(*p->index));
-		if (!p->index)
-			return NULL;
-	}
-	r = profile_row_get(p, syscall_name(ev->arch, ev->nr, name,
-					    sizeof(name)));
-	if (r && indexed)
-		p->index[ev->nr] = (int32_t)(r - p->rows) + 1;
-	return r;
 }
 
 #define COUNTER(field, col) { #field, offsetof(struct profile_row, field), col }

@@ -31,8 +31,20 @@ struct profile_errno {
 	uint64_t count;
 };
 
+/*
+ * One syscall of one personality: rows are keyed by (pers, nr), so
+ * i386's write is a row apart from x86_64's, and named when shown
+ * (profile_row_name, profile_row_label).  A name read from a file that no
+ * personality of this build knows keeps its own row, by name.
+ */
+#define PROFILE_PERS_NONE (-1)
+#define PROFILE_ROW_LABEL_MAX (PROFILE_NAME_MAX + 16) /* "write/i386" */
+
 struct profile_row {
-	char name[PROFILE_NAME_MAX];	/* "write", "syscall_451" */
+	int pers;			/* personality (tracer/syscalls.h), or
+					   PROFILE_PERS_NONE */
+	int nr;				/* number in pers (syscall_N) */
+	char unknown[PROFILE_NAME_MAX];	/* PROFILE_PERS_NONE: the name read */
 	uint64_t calls;			/* completed calls */
 	uint64_t errors;		/* returns in [-4095, -1] */
 	uint64_t timed;			/* calls with an exit stop (a time) */
@@ -259,7 +271,7 @@ struct profile_estimate {
 struct profile {
 	struct profile_row *rows;
 	size_t nrows, cap;
-	int32_t *index;		/* native syscall nr -> row + 1, hot path */
+	int32_t *index;		/* [pers][nr] -> row + 1, the hot path */
 	uint32_t native_arch;
 
 	char **argv;		/* the command (or workload) and arguments */
@@ -295,10 +307,47 @@ void profile_clean_text(char *s, bool controls);
 /* Accounts one completed syscall.  0 or -ENOMEM. */
 int profile_add(struct profile *p, const struct tracer_event *ev);
 
-/* The row named name, added when absent (for loaders). NULL: no memory. */
+/* The row of number nr of personality pers, added when absent; NULL. */
+struct profile_row *profile_row_key(struct profile *p, int pers, int nr);
+/*
+ * The row of a name as people write it, "write" or "write/i386" (the
+ * native personality first; see syscall_lookup), added when absent (for
+ * loaders).  A name no personality knows gets a row of its own.  NULL:
+ * no memory.
+ */
 struct profile_row *profile_row_get(struct profile *p, const char *name);
 const struct profile_row *profile_row_find(const struct profile *p,
 					   const char *name);
+/* The same for a name in personality pers (-1: any, as above). */
+struct profile_row *profile_row_get_in(struct profile *p, int pers,
+				       const char *name);
+const struct profile_row *profile_row_find_in(const struct profile *p,
+					      int pers, const char *name);
+/* The row of p with the personality and name of r, a row of another. */
+const struct profile_row *profile_row_match(const struct profile *p,
+					    const struct profile_row *r);
+/* Forgets every row (a loader starting over). */
+void profile_rows_clear(struct profile *p);
+
+/*
+ * Naming, the one place: the syscall's name ("fstat64", "syscall_5000",
+ * or the name read for a row of no personality), in buf or a constant.
+ */
+const char *profile_row_name(const struct profile_row *r, char *buf,
+			     size_t size);
+/*
+ * What every renderer shows: the name, and after a slash the personality
+ * when it is not the native one ("fstat64/i386", "write/x32").  buf holds
+ * PROFILE_ROW_LABEL_MAX.
+ */
+const char *profile_row_label(const struct profile_row *r, char *buf,
+			      size_t size);
+/*
+ * The personality a row's name leaves unsaid: "i386", "x32"; NULL for
+ * the native one (a name alone is the native personality's) and for a
+ * row of no personality.
+ */
+const char *profile_row_pers(const struct profile_row *r);
 
 /*
  * The integer counters of a row, as data: one table for the JSON keys, the

@@ -8,8 +8,11 @@
  * -U selections of strace >= 5.18 (shortest, longest, any order) and
  * varying widths and dash lengths all read the same way.  A blank errors
  * cell (no errors) is the one cell strace leaves empty in a row.  The
- * 32-bit table strace prints after the native one, under "System call
- * usage summary for 32 bit mode:", is merged into it.
+ * tables strace prints after the native one, under "System call usage
+ * summary for 32 bit mode:" (or "x32 mode:"), are read with it, into the
+ * rows of that personality: i386's write is a row apart.  A name with a
+ * personality after a slash ("write/i386", as iotrace's own table shows
+ * it) is read as that personality's.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -36,6 +39,19 @@ static const struct {
 
 enum state { SEEK, RULE, ROWS, TOTAL };
 
+/* strace's words for its personalities, and this build's names. */
+static const struct {
+	const char *mode, *pers;
+} modes[] = {
+	{ "64 bit", "x86_64" }, { "32 bit", "i386" }, { "x32", "x32" },
+};
+
+/* A row as read: the counters, and the name still to be looked up. */
+struct cells {
+	struct profile_row r;
+	char name[PROFILE_NAME_MAX];
+};
+
 struct sload {
 	struct profile *p;
 	struct load_error *e;
@@ -46,6 +62,8 @@ struct sload {
 	bool complete;		/* a whole table has been read */
 	bool adjacent;		/* ... and only blank lines since */
 	bool merge;		/* the next table continues the last one */
+	int pers;		/* the table's personality; -1: by name */
+	int next_pers;		/* what a label said of the next table */
 	uint64_t calls;		/* sum of this table's rows */
 };
 
@@ -167,7 +185,7 @@ static int parse_name(struct sload *s, const char *t, char *name)
 
 	if (len >= PROFILE_NAME_MAX ||
 	    strspn(t, "abcdefghijklmnopqrstuvwxyz"
-		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
+		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/") != len)
 		return load_fail(s->e, s->line, "'%.40s' is not a syscall "
 				 "name", t);
 	memcpy(name, t, len + 1);
@@ -175,8 +193,10 @@ static int parse_name(struct sload *s, const char *t, char *name)
 }
 
 static int parse_cell(struct sload *s, enum cell c, const char *t,
-		      struct profile_row *r)
+		      struct cells *row)
 {
+	struct profile_row *r = &row->r;
+
 	switch (c) {
 	case C_SECONDS:
 		return parse_seconds(s, t, &r->time_ns);
@@ -185,7 +205,7 @@ static int parse_cell(struct sload *s, enum cell c, const char *t,
 	case C_ERRORS:
 		return parse_u64(s, t, &r->errors);
 	case C_NAME:
-		return parse_name(s, t, r->name);
+		return parse_name(s, t, row->name);
 	case C_MIN:
 		return parse_seconds(s, t, &r->min_ns);
 	case C_MAX:
@@ -199,7 +219,7 @@ static int parse_cell(struct sload *s, enum cell c, const char *t,
 
 /* Cells by header; with one cell short, the blank one is errors. */
 static int parse_cells(struct sload *s, char **tok, int n,
-		       struct profile_row *r)
+		       struct cells *r)
 {
 	int i, t = 0;
 	bool blank = n == s->ncells - 1 && s->errors_at >= 0;
@@ -214,15 +234,20 @@ static int parse_cells(struct sload *s, char **tok, int n,
 		if (parse_cell(s, s->cells[i], tok[t++], r) < 0)
 			return -1;
 	}
-	if (r->errors > r->calls)
+	if (r->r.errors > r->r.calls)
 		return load_fail(s->e, s->line, "more errors than calls");
 	return 0;
 }
 
-/* strace times every call it counts: timed is calls. */
-static int add_row(struct sload *s, const struct profile_row *in)
+/*
+ * strace times every call it counts: timed is calls.  A name that says
+ * its personality is that one's; others are the table's.
+ */
+static int add_row(struct sload *s, const struct cells *row)
 {
-	struct profile_row *r = profile_row_get(s->p, in->name);
+	const struct profile_row *in = &row->r;
+	int pers = strchr(row->name, '/') ? -1 : s->pers;
+	struct profile_row *r = profile_row_get_in(s->p, pers, row->name);
 	bool first;
 
 	if (!r)
@@ -248,7 +273,7 @@ static int add_row(struct sload *s, const struct profile_row *in)
 
 static int on_row(struct sload *s, char **tok, int n)
 {
-	struct profile_row r;
+	struct cells r;
 
 	if (parse_cells(s, tok, n, &r) < 0)
 		return -1;
@@ -274,7 +299,7 @@ static bool has_total(char **tok, int n)
  */
 static int on_total(struct sload *s, char **tok, int n)
 {
-	struct profile_row r;
+	struct cells r;
 
 	if (!has_total(tok, n))
 		return load_fail(s->e, s->line, "no total line after the "
@@ -285,10 +310,10 @@ static int on_total(struct sload *s, char **tok, int n)
 		if (strcmp(r.name, "total"))
 			return load_fail(s->e, s->line, "no total line after "
 					 "the table's closing rule");
-		if (r.calls != s->calls)
+		if (r.r.calls != s->calls)
 			return load_fail(s->e, s->line, "total of %llu calls, "
 					 "but the rows add up to %llu",
-					 (unsigned long long)r.calls,
+					 (unsigned long long)r.r.calls,
 					 (unsigned long long)s->calls);
 	}
 	s->complete = true;
@@ -302,11 +327,28 @@ static bool is_label(const char *line)
 	return !strncmp(line, LABEL, strlen(LABEL));
 }
 
+/* "... for 32 bit mode:": the personality, -1 if this build lacks it. */
+static int label_pers(const char *line)
+{
+	const char *mode = line + strlen(LABEL);
+	size_t i, len;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		len = strlen(modes[i].mode);
+		if (!strncmp(mode, modes[i].mode, len) &&
+		    !strncmp(mode + len, " mode:", 6))
+			return syscall_pers_find(modes[i].pers);
+	}
+	return -1;
+}
+
 /* A new table replaces what was read, unless it continues the last. */
 static void start_table(struct sload *s)
 {
 	if (!s->merge)
-		s->p->nrows = 0;
+		profile_rows_clear(s->p);
+	s->pers = s->next_pers;
+	s->next_pers = -1;
 	s->merge = false;
 	s->complete = false;
 	s->calls = 0;
@@ -322,6 +364,7 @@ static void on_seek(struct sload *s, char *line, bool bad)
 	if (!bad && is_label(line)) {
 		s->merge = s->adjacent;
 		s->adjacent = false;
+		s->next_pers = label_pers(line);
 		return;
 	}
 	n = bad ? 0 : split(line, tok, MAX_CELLS + 1);
@@ -333,6 +376,7 @@ static void on_seek(struct sload *s, char *line, bool bad)
 		return;
 	}
 	s->merge = false;
+	s->next_pers = -1;
 }
 
 static int on_line(struct sload *s, char *line, size_t len, bool too_long)
@@ -417,7 +461,8 @@ static int read_tables(struct sload *s, FILE *f)
 int profile_from_strace_at(struct profile *p, FILE *f, unsigned long first_line,
 			   struct load_error *e)
 {
-	struct sload s = { .p = p, .e = e, .line = first_line - 1 };
+	struct sload s = { .p = p, .e = e, .line = first_line - 1,
+			   .pers = -1, .next_pers = -1 };
 
 	/* Nothing of this machine's describes the strace run. */
 	p->kernel[0] = '\0';

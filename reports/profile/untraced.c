@@ -32,26 +32,18 @@
 #define NOISE_DIV 10		/* run-to-run noise of a command: 1/10 */
 
 /*
- * Calls that wait for another process or an event: their time is not
- * the program's I/O and would count the same seconds twice in a tree
- * (the parent's wait4 spans the child's whole run).
+ * Calls that wait for another process or an event (SF_WAITS in the
+ * syscall facts, tracer/systab.c): their time is not the program's I/O
+ * and would count the same seconds twice in a tree (the parent's wait4
+ * spans the child's whole run).
  */
-static const char *const waiting_calls[] = {
-	"wait4", "waitid", "waitpid", "futex", "poll", "ppoll", "select",
-	"pselect6", "_newselect", "epoll_wait", "epoll_pwait",
-	"epoll_pwait2", "pause", "rt_sigsuspend", "sigsuspend",
-	"rt_sigtimedwait", "nanosleep", "clock_nanosleep", "io_getevents",
-	"io_pgetevents", NULL,
-};
-
 bool profile_row_waits(const struct profile_row *r)
 {
-	const char *const *w;
+	const struct syscall_fact *f = r->pers == PROFILE_PERS_NONE ?
+				       syscall_fact_by_name(r->unknown) :
+				       syscall_fact(r->pers, r->nr);
 
-	for (w = waiting_calls; *w; w++)
-		if (!strcmp(r->name, *w))
-			return true;
-	return false;
+	return f && (f->flags & SF_WAITS);
 }
 
 static uint64_t minus(uint64_t a, uint64_t b)

@@ -58,7 +58,7 @@ static void print_sub(FILE *f, const struct profile *p,
 {
 	const struct profile_row *r = &p->rows[s->row];
 	char errors[24] = "-", secs[24] = "-", bytes[24] = "-";
-	char label[2 * PROFILE_LABEL_MAX + 8];
+	char label[2 * PROFILE_LABEL_MAX + 8], name[PROFILE_ROW_LABEL_MAX];
 
 	/* Calls counted without an exit stop have no return and no time. */
 	if (s->timed) {
@@ -71,18 +71,21 @@ static void print_sub(FILE *f, const struct profile *p,
 		snprintf(bytes, sizeof(bytes), "%llu",
 			 (unsigned long long)s->bytes_done);
 	profile_sub_label(b, s, label, sizeof(label));
-	fprintf(f, "%-*s %9llu %9s %11s %12s  %s\n", namew, r->name,
+	fprintf(f, "%-*s %9llu %9s %11s %12s  %s\n", namew,
+		profile_row_label(r, name, sizeof(name)),
 		(unsigned long long)s->calls, errors, secs, bytes, label);
 }
 
 static int name_width(const struct profile *p,
 		      const struct profile_breakdown *b)
 {
+	char name[PROFILE_ROW_LABEL_MAX];
 	size_t i, w = 7;
 
 	for (i = 0; i < b->nsubs; i++)
-		if (strlen(p->rows[b->subs[i].row].name) > w)
-			w = strlen(p->rows[b->subs[i].row].name);
+		if (strlen(profile_row_label(&p->rows[b->subs[i].row], name,
+					     sizeof(name))) > w)
+			w = strlen(name);
 	return (int)w;
 }
 

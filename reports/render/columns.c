@@ -94,7 +94,7 @@ static void text_name(char *b, size_t n, const struct profile_row *r,
 {
 	(void)t;
 	(void)o;
-	snprintf(b, n, "%s", r->name);
+	profile_row_label(r, b, n);
 }
 
 static void text_min(char *b, size_t n, const struct profile_row *r,
@@ -150,11 +150,20 @@ static int cmp_errors(const struct profile_row *a, const struct profile_row *b,
 	return cmp_u64(a->errors, b->errors);
 }
 
+/* By the names the table shows ("write" before "write/i386"). */
+static int cmp_labels(const struct profile_row *a, const struct profile_row *b)
+{
+	char la[PROFILE_ROW_LABEL_MAX], lb[PROFILE_ROW_LABEL_MAX];
+
+	return strcmp(profile_row_label(a, la, sizeof(la)),
+		      profile_row_label(b, lb, sizeof(lb)));
+}
+
 static int cmp_name(const struct profile_row *a, const struct profile_row *b,
 		    const struct report_opts *o)
 {
 	(void)o;
-	return strcmp(a->name, b->name);
+	return cmp_labels(a, b);
 }
 
 static int cmp_min(const struct profile_row *a, const struct profile_row *b,
@@ -284,7 +293,7 @@ static int cmp_rows(const void *pa, const void *pb)
 		c = -c;
 	/* Ties: most calls first, then by name, so output is stable. */
 	return c ? c : cmp_u64(b->calls, a->calls) ? cmp_u64(b->calls, a->calls)
-						   : strcmp(a->name, b->name);
+						   : cmp_labels(a, b);
 }
 
 const struct profile_row **profile_sorted(const struct profile *p,

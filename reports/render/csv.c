@@ -127,12 +127,13 @@ static void put_breakdown(FILE *f, const struct profile *p,
 			  const struct profile_breakdown *b)
 {
 	const struct profile_sub_counter *c;
-	char key[PROFILE_LABEL_MAX], num[24];
+	char key[PROFILE_LABEL_MAX], num[24], name[PROFILE_ROW_LABEL_MAX];
 	const struct profile_sub *s;
 
 	for (s = b->subs; s < b->subs + b->nsubs; s++) {
 		put_cell(f, b->dim->name, true);
-		put_cell(f, p->rows[s->row].name, false);
+		put_cell(f, profile_row_label(&p->rows[s->row], name,
+					      sizeof(name)), false);
 		b->dim->label(key, sizeof(key), profile_key(b, s->key));
 		put_cell(f, key, false);
 		key[0] = '\0';

@@ -25,6 +25,21 @@ struct rule {
 	double threshold;
 };
 
+/*
+ * A row's syscall name for the families below, whatever its personality
+ * (i386's write is a write); "" for a number without a name.
+ */
+static const char *family_name(const struct profile_row *r)
+{
+	char buf[PROFILE_NAME_MAX];
+
+	if (r->pers == PROFILE_PERS_NONE)
+		return r->unknown;
+	if (!syscall_pers_named(r->pers, r->nr))
+		return "";
+	return syscall_pers_name(r->pers, r->nr, buf, sizeof(buf));
+}
+
 static bool name_in(const char *name, const char *const *list)
 {
 	for (; *list; list++)
@@ -105,14 +120,14 @@ static int tiny_io(FILE *f, const struct profile *p,
 		   const struct report_opts *o, double threshold)
 {
 	const struct profile_row *r;
-	char calls[32], avg[32], fewer[32];
+	char calls[32], avg[32], fewer[32], label[PROFILE_ROW_LABEL_MAX];
 	uint64_t mean, after;
 	int n = 0;
 	size_t i;
 
 	for (i = 0; i < p->nrows; i++) {
 		r = &p->rows[i];
-		if (!name_in(r->name, write_family) ||
+		if (!name_in(family_name(r), write_family) ||
 		    r->calls < TINY_MIN_CALLS || !r->bytes_done ||
 		    r->timed != r->calls)
 			continue;
@@ -120,7 +135,8 @@ static int tiny_io(FILE *f, const struct profile *p,
 		after = (r->bytes_done + SUGGESTED_BUF - 1) / SUGGESTED_BUF;
 		if ((double)mean >= threshold || after * 16 > r->calls)
 			continue;
-		fprintf(f, "- %s: %s calls averaging %s %s", r->name,
+		fprintf(f, "- %s: %s calls averaging %s %s",
+			profile_row_label(r, label, sizeof(label)),
 			fmt_thousands(calls, sizeof(calls), r->calls),
 			fmt_thousands(avg, sizeof(avg), mean),
 			plural(mean, "byte", "bytes"));
@@ -135,7 +151,14 @@ static int tiny_io(FILE *f, const struct profile *p,
 static const char *io_name(const struct profile *p,
 			   const struct profile_sub *io)
 {
-	return p->rows[io->row].name;
+	return family_name(&p->rows[io->row]);
+}
+
+/* The sub-row's syscall as the tables show it, into buf. */
+static const char *io_label(const struct profile *p,
+			    const struct profile_sub *io, char *buf)
+{
+	return profile_row_label(&p->rows[io->row], buf, PROFILE_ROW_LABEL_MAX);
 }
 
 /*
@@ -161,7 +184,7 @@ static int odirect_einval(FILE *f, const struct profile *p,
 	const struct profile_breakdown *b = profile_files(p);
 	const struct profile_file *file;
 	const struct profile_sub *io;
-	char times[32], size[32], align[64];
+	char times[32], size[32], align[64], label[PROFILE_ROW_LABEL_MAX];
 	size_t i;
 	int n = 0;
 
@@ -180,7 +203,8 @@ static int odirect_einval(FILE *f, const struct profile *p,
 				 "more)", threshold);
 		fprintf(f, "- %s to %s failed %s %s with EINVAL: O_DIRECT "
 			"needs sizes that are multiples of %s (each call "
-			"asked %s bytes).\n", io_name(p, io), file->path,
+			"asked %s bytes).\n", io_label(p, io, label),
+			file->path,
 			fmt_thousands(times, sizeof(times), io->einval),
 			plural(io->einval, "time", "times"), align,
 			fmt_thousands(size, sizeof(size), io->size_max));
@@ -238,7 +262,7 @@ static int block_misfit(FILE *f, const struct profile *p,
 	const struct profile_breakdown *b = profile_files(p);
 	const struct profile_file *file;
 	const struct profile_sub *io;
-	char same[32], calls[32], size[32];
+	char same[32], calls[32], size[32], label[PROFILE_ROW_LABEL_MAX];
 	size_t i;
 	int n = 0;
 
@@ -250,7 +274,8 @@ static int block_misfit(FILE *f, const struct profile *p,
 		file = profile_file_at(b, io->key);
 		fprintf(f, "- %s %s %s: %s of %s calls asked %s bytes, which "
 			"neither fills nor divides its block size %u: %s.\n",
-			io_name(p, io), dir_word(io_name(p, io)), file->path,
+			io_label(p, io, label), dir_word(io_name(p, io)),
+			file->path,
 			fmt_thousands(same, sizeof(same), io->size_max_calls),
 			fmt_thousands(calls, sizeof(calls), io->calls),
 			fmt_thousands(size, sizeof(size), io->size_max),
@@ -269,7 +294,7 @@ static uint64_t family_time(const struct profile *p,
 
 	*calls = 0;
 	for (i = 0; i < p->nrows; i++) {
-		if (!name_in(p->rows[i].name, family))
+		if (!name_in(family_name(&p->rows[i]), family))
 			continue;
 		ns += row_time(&p->rows[i], o);
 		*calls += p->rows[i].calls;
@@ -287,7 +312,7 @@ static int sync_heavy(FILE *f, const struct profile *p,
 {
 	const struct profile_row *r;
 	uint64_t busy = 0, writes, nwrites;
-	char calls[32], wcalls[32];
+	char calls[32], wcalls[32], label[PROFILE_ROW_LABEL_MAX];
 	size_t i;
 	int n = 0;
 
@@ -297,13 +322,14 @@ static int sync_heavy(FILE *f, const struct profile *p,
 	writes = family_time(p, o, write_family, &nwrites);
 	for (i = 0; i < p->nrows; i++) {
 		r = &p->rows[i];
-		if (!name_in(r->name, sync_family) || !r->timed ||
+		if (!name_in(family_name(r), sync_family) || !r->timed ||
 		    r->timed != r->calls || !row_time(r, o) ||
 		    (pct(row_time(r, o), busy) < threshold &&
 		     row_time(r, o) <= writes))
 			continue;
 		fprintf(f, "- %s: %s %s took %.0f%% of syscall time",
-			r->name, fmt_thousands(calls, sizeof(calls), r->calls),
+			profile_row_label(r, label, sizeof(label)),
+			fmt_thousands(calls, sizeof(calls), r->calls),
 			plural(r->calls, "call", "calls"),
 			pct(row_time(r, o), busy));
 		if (nwrites && row_time(r, o) > writes)

@@ -59,6 +59,7 @@ static void print_bar(FILE *f, uint64_t count, uint64_t peak)
 
 static void render_row(FILE *f, const struct profile_row *r)
 {
+	char label[PROFILE_ROW_LABEL_MAX];
 	unsigned b, lo = PROFILE_HIST_BUCKETS, hi = 0;
 	uint64_t peak = 0;
 
@@ -72,7 +73,8 @@ static void render_row(FILE *f, const struct profile_row *r)
 	if (lo == PROFILE_HIST_BUCKETS)
 		return;
 	fprintf(f, "\n%s: %llu timed calls\n%26s %10s  distribution\n",
-		r->name, (unsigned long long)r->timed, "ns", "count");
+		profile_row_label(r, label, sizeof(label)),
+		(unsigned long long)r->timed, "ns", "count");
 	for (b = lo; b <= hi; b++) {
 		if (b == PROFILE_HIST_BUCKETS - 1)
 			fprintf(f, "%11llu -> %-11s ",

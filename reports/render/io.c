@@ -39,7 +39,7 @@ static void print_io(FILE *f, const struct profile *p,
 	const struct profile_row *r = &p->rows[io->row];
 	uint64_t ns = o && o->raw_time ? io->raw_time_ns : io->time_ns;
 	char bytes[24], avg[24], shortc[24], rate[24];
-	char label[2 * PROFILE_LABEL_MAX + 8];
+	char name[PROFILE_ROW_LABEL_MAX], label[2 * PROFILE_LABEL_MAX + 8];
 
 	/* Calls counted without an exit stop have no return: no bytes. */
 	if (!io->timed) {
@@ -62,18 +62,21 @@ static void print_io(FILE *f, const struct profile *p,
 		snprintf(rate, sizeof(rate), "%.1f",
 			 (double)io->bytes_done * 1e3 / (double)ns);
 	profile_sub_label(profile_files(p), io, label, sizeof(label));
-	fprintf(f, "%-*s %9llu %12s %9s %7s %14s  %s\n", namew, r->name,
+	fprintf(f, "%-*s %9llu %12s %9s %7s %14s  %s\n", namew,
+		profile_row_label(r, name, sizeof(name)),
 		(unsigned long long)io->calls, bytes, avg, shortc, rate, label);
 }
 
 static int name_width(const struct profile *p,
 		      const struct profile_breakdown *b)
 {
+	char name[PROFILE_ROW_LABEL_MAX];
 	size_t i, w = 6;
 
 	for (i = 0; i < b->nsubs; i++)
-		if (strlen(p->rows[b->subs[i].row].name) > w)
-			w = strlen(p->rows[b->subs[i].row].name);
+		if (strlen(profile_row_label(&p->rows[b->subs[i].row], name,
+					     sizeof(name))) > w)
+			w = strlen(name);
 	return (int)w;
 }
 

@@ -125,7 +125,7 @@ struct sweep_point {
 	bool timed;		/* some calls were timed (not count-only) */
 	uint64_t syscall_ns;	/* time in syscalls (timed calls) */
 	uint64_t calls;		/* all syscalls */
-	char dominant[PROFILE_NAME_MAX];	/* data syscall with most time */
+	char dominant[PROFILE_ROW_LABEL_MAX]; /* data call with most time */
 	uint64_t dominant_calls;
 	uint64_t dominant_timed;	/* of its calls, those with a time */
 	uint64_t dominant_ns;

@@ -31,13 +31,18 @@ static const struct profile_row *dominant_row(const struct profile *p)
 	return best;
 }
 
-/* One-fd data calls that move data out of the process; the rest read. */
-static bool writes(const char *name)
+/*
+ * One-fd data calls that move data out of the process; the rest read.
+ * By name, whatever the personality (i386's write writes).
+ */
+static bool writes(const struct profile_row *r)
 {
 	static const char *const out[] = {
 		"write", "pwrite64", "writev", "pwritev", "pwritev2",
 		"sendto", "sendmsg", "sendmmsg", "vmsplice",
 	};
+	char buf[PROFILE_NAME_MAX];
+	const char *name = profile_row_name(r, buf, sizeof(buf));
 	size_t i;
 
 	for (i = 0; i < sizeof(out) / sizeof(out[0]); i++)
@@ -56,7 +61,7 @@ static void io_ends(const struct profile *p, const struct profile_sub *io,
 	if (io->key2 != PROFILE_FILE_NONE) {
 		*src = io->key;
 		*dst = io->key2;
-	} else if (writes(p->rows[io->row].name)) {
+	} else if (writes(&p->rows[io->row])) {
 		*dst = io->key;
 	} else {
 		*src = io->key;
@@ -126,7 +131,7 @@ void sweep_point_from_profile(struct sweep_point *pt, const struct profile *p)
 	pt->failed = pt->status != 0;
 	pt->bytes = sweep_bytes_delivered(p);
 	if (d) {
-		snprintf(pt->dominant, sizeof(pt->dominant), "%s", d->name);
+		profile_row_label(d, pt->dominant, sizeof(pt->dominant));
 		pt->dominant_calls = d->calls;
 		pt->dominant_timed = d->timed;
 		pt->dominant_ns = d->time_ns;

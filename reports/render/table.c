@@ -270,7 +270,8 @@ static void print_total(FILE *f, const struct profile_totals *t,
 	struct profile_row total;
 
 	memset(&total, 0, sizeof(total));
-	snprintf(total.name, sizeof(total.name), "total");
+	total.pers = PROFILE_PERS_NONE;
+	snprintf(total.unknown, sizeof(total.unknown), "total");
 	total.calls = t->calls;
 	total.errors = t->errors;
 	total.timed = t->timed;

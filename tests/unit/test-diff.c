@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Comparing runs: rows paired by name and marked when in one run only,
- * ordering by the change, the headline's wording and chosen syscall, the
- * per-file sub-rows whose counts changed (paired by key, not index), and
+ * Comparing runs: rows paired by personality and name and marked when in
+ * one run only, ordering by the change, the headline's wording and chosen
+ * syscall, the per-file sub-rows whose counts changed (paired by key, not
+ * index), and
  * the --fail-if grammar (what parses, what trips, what is refused).
  */
 #include <errno.h>
@@ -206,6 +207,43 @@ static void test_fail_if(void)
 	profile_release(&b);
 }
 
+/* write and write/i386 are two syscalls: paired each with its own. */
+static void test_personalities(void)
+{
+	struct report_opts o = { .format = FMT_TABLE };
+	struct profile a, b;
+	struct fail_if f;
+	struct diff d;
+	char what[160], bad[160];
+
+	profile_init(&a);
+	profile_init(&b);
+	row(&a, "write", 10, 1000);
+	row(&a, "write/i386", 5, 500);
+	row(&b, "write/i386", 7, 700);
+	row(&b, "fstat64", 1, 100);
+	is_int(diff_build(&d, &a, &b, &o), 0, "diff builds");
+	diff_sort(&d, "name");
+	is_int(d.nrows, 3, "three syscalls");
+	is_str(d.rows[0].name, "fstat64/i386", "fstat64/i386 first by name");
+	ok(!d.rows[0].base && d.rows[0].new, "only in NEW");
+	is_str(d.rows[1].name, "write", "then write");
+	ok(d.rows[1].base && !d.rows[1].new, "only in BASE");
+	is_str(d.rows[2].name, "write/i386", "then write/i386");
+	ok(d.rows[2].base->calls == 5 && d.rows[2].new->calls == 7,
+	   "paired with its own: 5 -> 7");
+	memset(&f, 0, sizeof(f));
+	ok(fail_if_parse(&f, "write/i386.calls>+10%", bad, sizeof(bad)) == 0 &&
+	   fail_if_eval(&f, 0, &d, what, sizeof(what)) == 1,
+	   "--fail-if write/i386.calls>+10%%: %s", what);
+	memset(&f, 0, sizeof(f));
+	ok(fail_if_parse(&f, "write/nosuch.calls>1", bad, sizeof(bad)) < 0,
+	   "an unknown personality refused: %s", bad);
+	diff_release(&d);
+	profile_release(&a);
+	profile_release(&b);
+}
+
 /* A per-file sub-row, every call timed and moving one byte. */
 static void io(struct profile *p, const char *name, uint32_t f,
 	       uint64_t calls, uint64_t ns)
@@ -346,5 +384,7 @@ int main(void)
 	test_subs();
 	test_subs_unchanged();
 	test_fail_if();
+	if (syscall_npers > 1)
+		test_personalities();
 	return done_testing();
 }

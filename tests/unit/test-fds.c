@@ -2,9 +2,11 @@
 /*
  * The fd cache and fd_describe().  The cache is fed hand-made events and
  * must forget exactly what close, dup2, open, fcntl, execve and fork
- * make stale; fd_describe() is run on this test's own fds.
+ * make stale, in every personality (i386, x32); fd_describe() is run on
+ * this test's own fds.
  */
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,38 @@ static void test_cache(void)
 	fd_cache_free(c);
 }
 
+/* The same facts in every personality: i386's and x32's numbers. */
+static void test_personalities(void)
+{
+	struct fd_cache *c = fd_cache_new(seccomp_arch_native(), true);
+	struct tracer_event ev = { .tid = 100, .arch = AUDIT_ARCH_I386 };
+
+	fd_cache_store(c, 100, 3, 7);
+	ev.nr = 6;			/* i386 close */
+	ev.args[0] = 3;
+	fd_cache_event(c, &ev);
+	is_int(fd_cache_lookup(c, 100, 3), -1, "i386 close (6) forgets 3");
+	fd_cache_store(c, 100, 3, 7);
+	ev.nr = 221;			/* i386 fcntl64 */
+	ev.args[0] = 1;
+	ev.args[1] = F_DUPFD;
+	ev.ret = 3;
+	fd_cache_event(c, &ev);
+	is_int(fd_cache_lookup(c, 100, 3), -1, "i386 fcntl64 F_DUPFD to 3");
+	fd_cache_store(c, 100, 3, 7);
+	ev.nr = 5;			/* i386 open; x86_64's fstat */
+	ev.ret = 4;
+	fd_cache_event(c, &ev);
+	is_int(fd_cache_lookup(c, 100, 3), 7, "i386 open returning 4: 3 kept");
+	ev.arch = AUDIT_ARCH_X86_64;
+	ev.nr = 0x40000000 | 3;		/* x32 close */
+	ev.args[0] = 3;
+	ev.ret = 0;
+	fd_cache_event(c, &ev);
+	is_int(fd_cache_lookup(c, 100, 3), -1, "x32 close forgets 3");
+	fd_cache_free(c);
+}
+
 static void test_evict(void)
 {
 	struct fd_cache *c = fd_cache_new(seccomp_arch_native(), true);
@@ -147,6 +181,8 @@ static void test_describe(void)
 int main(void)
 {
 	test_cache();
+	if (seccomp_arch_native() == SCMP_ARCH_X86_64)
+		test_personalities();
 	test_evict();
 	test_describe();
 	return done_testing();

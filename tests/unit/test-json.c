@@ -202,6 +202,7 @@ static void test_files_round_trip(void)
 	const struct profile_breakdown *b;
 	struct load_error e = { 0, "" };
 	struct profile p, q;
+	char name[PROFILE_NAME_MAX];
 	char *j1, *t1, *t2;
 
 	sample(&p);
@@ -228,7 +229,8 @@ static void test_files_round_trip(void)
 	is_int(profile_file_at(b, 0)->flags, PF_DIRECT | PF_DSYNC, "flags");
 	is_int(profile_file_at(b, 2)->kind, FD_CHR, "kind");
 	is_int(profile_file_at(b, 0)->lbs, 512, "logical block size");
-	is_str(q.rows[b->subs[1].row].name, "pwrite64", "io row by name");
+	is_str(profile_row_name(&q.rows[b->subs[1].row], name, sizeof(name)),
+	       "pwrite64", "io row by name");
 	is_int(b->subs[0].key2, 1, "pair destination");
 	is_int(b->subs[1].key2, PROFILE_FILE_NONE, "null file2");
 	is_int(b->subs[1].einval, 2, "einval");
@@ -575,12 +577,90 @@ static void test_fuzz_inputs(const char *kind, bool json)
 	ok(n >= 2, "%zu %s inputs", n, kind);
 }
 
+/* calls of number nr of arch, returning ret. */
+static void add_arch(struct profile *p, uint32_t arch, int nr, int n)
+{
+	struct tracer_event ev = {
+		.tid = 1, .arch = arch, .nr = nr, .ret = 0,
+		.entry_ns = 1000, .exit_ns = 2000,
+	};
+
+	while (n--)
+		profile_add(p, &ev);
+}
+
+static uint64_t calls_of(const struct profile *p, const char *name)
+{
+	const struct profile_row *r = profile_row_find(p, name);
+
+	return r ? r->calls : 0;
+}
+
+/*
+ * i386 rows stay apart through a save and a load, each with its
+ * "personality"; rows without one (older files) are read by name, native
+ * first; a name no personality knows is kept.
+ */
+static void test_personalities(void)
+{
+	struct load_error e = { 0, "" };
+	struct profile p, q;
+	char *j1, *j2, *old;
+	json_t *doc, *row;
+	size_t i;
+
+	profile_init(&p);
+	add_arch(&p, p.native_arch, syscall_number("write"), 3);
+	add_arch(&p, 0x40000003u, 4, 2);	/* AUDIT_ARCH_I386: write */
+	add_arch(&p, 0x40000003u, 197, 1);	/* fstat64 */
+	j1 = render(&p, FMT_JSON);
+	ok(strstr(j1, "\"personality\": \"i386\"") != NULL,
+	   "i386 rows say so");
+	profile_init(&q);
+	is_int(profile_from_json(&q, j1, strlen(j1), &e), 0, "loads");
+	ok(calls_of(&q, "write") == 3 && calls_of(&q, "write/i386") == 2 &&
+	   calls_of(&q, "fstat64/i386") == 1 && q.nrows == 3,
+	   "write and write/i386 apart, fstat64/i386");
+	j2 = render(&q, FMT_JSON);
+	is_str(j2, j1, "saved again byte for byte");
+	free(j2);
+	profile_release(&q);
+	doc = json_loads(j1, 0, NULL);
+	json_array_foreach(json_object_get(doc, "syscalls"), i, row) {
+		json_object_del(row, "personality");
+		if (i == 2)
+			json_object_set_new(row, "name",
+					    json_string("no_such_call"));
+	}
+	old = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	profile_init(&q);
+	ok(profile_from_json(&q, old, strlen(old), &e) == -1 &&
+	   strstr(e.msg, "'write' given twice"),
+	   "without personality, two writes are one syscall twice");
+	profile_release(&q);
+	json_array_remove(json_object_get(doc, "syscalls"), 1);
+	free(old);
+	old = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	profile_init(&q);
+	is_int(profile_from_json(&q, old, strlen(old), &e), 0,
+	       "an older file loads (%s)", e.msg);
+	ok(calls_of(&q, "write") == 3 && calls_of(&q, "no_such_call") == 1,
+	   "by name: write native, an unknown name kept");
+	profile_release(&q);
+	json_decref(doc);
+	free(old);
+	free(j1);
+	profile_release(&p);
+}
+
 int main(void)
 {
 	test_round_trip();
 	test_files_round_trip();
 	test_older_file();
 	test_saved_before_breakdowns();
+	if (syscall_npers > 1)
+		test_personalities();
 	test_bad_json();
 	test_fuzz_inputs("json", true);
 	test_fuzz_inputs("strace", false);

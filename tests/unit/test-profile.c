@@ -223,21 +223,25 @@ static void test_names(void)
 	ok(profile_row_find(&p, "syscall_5000") &&
 	   profile_row_find(&p, "syscall_5000")->calls == 2,
 	   "syscall_5000 x2 in one row");
-	/* i386: 5 is open there (fstat on x86_64), 4 is write. */
+	/*
+	 * i386: 5 is open there (fstat on x86_64), 4 is write: rows of the
+	 * i386 personality, apart from x86_64's of the same name.
+	 */
 	ev.arch = AUDIT_ARCH_I386;
 	ev.nr = 5;
 	ok(profile_add(&p, &ev) == 0, "add i386 nr 5");
-	ok(profile_row_find(&p, "open") != NULL, "i386 5 is open");
+	ok(profile_row_find(&p, "open/i386") != NULL, "i386 5 is open");
+	ok(profile_row_find(&p, "open") == NULL, "not the native open");
 	ok(profile_row_find(&p, "fstat") == NULL, "not the native fstat");
 	ev.nr = 4;
 	ok(profile_add(&p, &ev) == 0, "add i386 nr 4");
-	ok(profile_row_find(&p, "write") != NULL, "i386 4 is write");
+	ok(profile_row_find(&p, "write/i386") != NULL, "i386 4 is write");
 	ev.arch = p.native_arch;
 	ev.nr = syscall_number("fstat");
 	ok(profile_add(&p, &ev) == 0, "add native fstat");
 	ok(profile_row_find(&p, "fstat") &&
 	   profile_row_find(&p, "fstat")->calls == 1 &&
-	   profile_row_find(&p, "open")->calls == 1,
+	   profile_row_find(&p, "open/i386")->calls == 1,
 	   "native fstat and i386 open apart");
 	profile_release(&p);
 }

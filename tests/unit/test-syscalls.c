@@ -2,7 +2,9 @@
 /*
  * Unit tests of syscall names and sets (tracer/syscalls.c): -e trace=
  * with names, %classes, '!' negation, '?name', all and none, and the bad
- * word reported back; names of known and unknown numbers.
+ * word reported back; names of known and unknown numbers; sets in every
+ * personality (i386's fstat64 and %stat, x32's write) and numbers
+ * outside the tables; names as people write them ("write/i386").
  */
 #include <linux/audit.h>
 #include <seccomp.h>
@@ -151,6 +153,86 @@ static void test_syscall_name(void)
 	is_int(syscall_number("openat"), 257, "openat is 257 on x86_64");
 }
 
+static bool has_i386(const struct syscall_set *s, int nr)
+{
+	return syscall_set_has(s, AUDIT_ARCH_I386, nr);
+}
+
+/* i386: 106 stat, 108 fstat, 195 stat64, 197 fstat64; x32: the bit. */
+static void test_personalities(void)
+{
+	struct syscall_set s;
+	char bad[64] = "";
+
+	ok(syscall_set_parse(&s, "fstat64", bad, sizeof(bad)) == 0 &&
+	   has_i386(&s, 197) && count(&s) == 0,
+	   "fstat64: i386's 197, no native number");
+	ok(syscall_set_parse(&s, "%stat", bad, sizeof(bad)) == 0 &&
+	   has_i386(&s, 195) && has_i386(&s, 106) && !has_i386(&s, 197) &&
+	   has(&s, "stat") && !has(&s, "fstat") && !has(&s, "newfstatat"),
+	   "%%stat as strace's: stat and stat64, not fstat64 or fstat");
+	ok(syscall_set_parse(&s, "%%stat", bad, sizeof(bad)) == 0 &&
+	   has_i386(&s, 197) && has_i386(&s, 300) && has(&s, "fstat") &&
+	   has(&s, "statx") && has(&s, "newfstatat"),
+	   "%%%%stat: every stat variant, fstatat64 (300) too");
+	ok(syscall_set_parse(&s, "%desc", bad, sizeof(bad)) == 0 &&
+	   has_i386(&s, 140) && has_i386(&s, 221) && has_i386(&s, 192),
+	   "%%desc: i386 _llseek (140), fcntl64 (221), mmap2 (192)");
+	ok(syscall_set_parse(&s, "%net", bad, sizeof(bad)) == 0 &&
+	   has_i386(&s, 359) && has(&s, "socket"),
+	   "%%net: socket in both");
+	ok(syscall_set_parse(&s, "write", bad, sizeof(bad)) == 0 &&
+	   syscall_set_has(&s, AUDIT_ARCH_X86_64, 0x40000000 | 1) &&
+	   has_i386(&s, 4), "write: x32's and i386's too");
+}
+
+static void test_outside(void)
+{
+	struct syscall_set s;
+	char bad[64] = "";
+
+	ok(syscall_set_parse(&s, "write", bad, sizeof(bad)) == 0 &&
+	   !syscall_set_has(&s, native, 5000) &&
+	   !syscall_set_has(&s, AUDIT_ARCH_I386, -1),
+	   "write: no number outside the tables");
+	ok(syscall_set_parse(&s, "all", bad, sizeof(bad)) == 0 &&
+	   syscall_set_has(&s, native, 5000) &&
+	   syscall_set_has(&s, native, -1) &&
+	   syscall_set_has(&s, AUDIT_ARCH_I386, 1024),
+	   "all: every number outside the tables");
+	ok(syscall_set_parse(&s, "!write", bad, sizeof(bad)) == 0 &&
+	   syscall_set_has(&s, native, 5000) && !has(&s, "write"),
+	   "!write: numbers outside the tables in");
+	ok(syscall_set_parse(&s, "!all", bad, sizeof(bad)) == 0 &&
+	   !syscall_set_has(&s, native, 5000), "!all: none of them");
+}
+
+static void test_lookup(void)
+{
+	const char *const *c;
+	struct syscall_set s;
+	int pers, nr, bad_classes = 0;
+	char bad[64] = "";
+
+	ok(syscall_lookup("write/i386", &pers, &nr) == 0 && pers == 1 &&
+	   nr == 4, "write/i386 is i386's 4");
+	ok(syscall_lookup("fstat64", &pers, &nr) == 0 && pers == 1 &&
+	   nr == 197, "fstat64 alone: the personality that has it");
+	ok(syscall_lookup("write", &pers, &nr) == 0 && pers == 0 && nr == 1,
+	   "write alone: the native one first");
+	ok(syscall_lookup("syscall_5000", &pers, &nr) == 0 && pers == 0 &&
+	   nr == 5000, "syscall_5000: native 5000");
+	ok(syscall_lookup("getpid/x32", &pers, &nr) == 0 && pers == 2 &&
+	   nr == 39, "getpid/x32: x32's 39");
+	ok(syscall_lookup("write/nosuch", &pers, &nr) < 0 &&
+	   syscall_lookup("no_such_call", &pers, &nr) < 0 &&
+	   syscall_lookup("fstat64/x86_64", &pers, &nr) < 0,
+	   "unknown names and personalities: -1");
+	for (c = syscall_class_names; *c; c++)
+		bad_classes += syscall_set_parse(&s, *c, bad, sizeof(bad)) < 0;
+	is_int(bad_classes, 0, "every class --help lists parses");
+}
+
 int main(void)
 {
 	native = seccomp_arch_native();
@@ -159,9 +241,13 @@ int main(void)
 	test_negation();
 	test_special();
 	test_bad();
-	if (native == SCMP_ARCH_X86_64)
+	if (native == SCMP_ARCH_X86_64) {
 		test_syscall_name();
-	else
+		test_personalities();
+		test_outside();
+		test_lookup();
+	} else {
 		ok(1, "# skip x86_64 numbers on this arch");
+	}
 	return done_testing();
 }
