@@ -127,25 +127,30 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 /*
  * Calibrates again once the command is done: the cost of a stop drifts
  * (frequency, the other core's load), and the two measurements bound it.
- * The correction already applied stays the first one.
+ * The correction already applied stays the first one.  A run of few
+ * stops is not worth the few ms: what its stops added is small whatever
+ * they cost, and the first measurement bounds it alone.
  */
+#define RECALIBRATE_MIN_STOPS 4096
+
 static void recalibrate(const struct cli_opts *o, struct profile *p,
 			const struct tracer_calibration *before,
 			const struct tracer_result *res)
 {
-	struct tracer_calibration after;
+	struct tracer_calibration after = *before;
 	struct profile_cost *c = &p->cost;
 	struct tracer_opts unpinned = o->tracer;
 
 	c->cpu_known = res->exited;
 	c->many_tasks = res->tasks > 0;
+	c->user_ns = res->user_ns;
+	c->sys_ns = res->sys_ns;
 	/* Past the first fork nothing is pinned: stops cost what unpinned
 	   ones do, so that is what the second calibration measures. */
 	unpinned.pin = o->tracer.pin && !c->many_tasks;
-	c->user_ns = res->user_ns;
-	c->sys_ns = res->sys_ns;
 	if (!p->calibrated || tracer_pending_signal() ||
-	    o->engine->calibrate(&unpinned, &after) < 0)
+	    (res->stops >= RECALIBRATE_MIN_STOPS &&
+	     o->engine->calibrate(&unpinned, &after) < 0))
 		return;
 	c->known = true;
 	c->overhead_lo_ns = min_u64(before->overhead_lo_ns,

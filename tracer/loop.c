@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -263,19 +262,11 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	}
 }
 
-static uint64_t tv_ns(const struct timeval *tv)
-{
-	return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
-}
-
-static void on_gone(struct loop *l, pid_t tid, int status,
-		    const struct rusage *ru)
+static void on_gone(struct loop *l, pid_t tid, int status)
 {
 	if (tid == l->leader) {
 		l->res->status = status;
 		l->res->exited = true;
-		l->res->user_ns = tv_ns(&ru->ru_utime);
-		l->res->sys_ns = tv_ns(&ru->ru_stime);
 	}
 	task_del(&l->tasks, tid);
 }
@@ -291,14 +282,13 @@ struct task *loop_add_task(struct loop *l, pid_t tid, pid_t tgid)
 
 int loop_run(struct loop *l)
 {
-	struct rusage ru;
 	struct task *t;
 	uint64_t now;
 	int status;
 	pid_t tid;
 
 	for (;;) {
-		tid = wait4(-1, &status, __WALL, &ru);
+		tid = waitpid(-1, &status, __WALL);
 		now = mono_ns();
 		if (tracer_fatal_signal && !l->ending) {
 			l->ending = true;
@@ -311,7 +301,7 @@ int loop_run(struct loop *l)
 		}
 		l->res->stops++;
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			on_gone(l, tid, status, &ru);
+			on_gone(l, tid, status);
 			continue;
 		}
 		t = task_get(&l->tasks, tid);

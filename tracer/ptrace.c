@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "tracer/tracer-int.h"
 
 static const struct ptrace_target *const ptrace_targets[TARGET_NKINDS] = {
@@ -74,6 +75,32 @@ static int ptrace_calibrate(const struct tracer_opts *opts,
 	return calibrate_by_run(&ptrace_engine, opts, c);
 }
 
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u +
+	       (uint64_t)tv->tv_usec * 1000u;
+}
+
+/*
+ * CPU time of what the run started: iotrace's reaped children grow by
+ * the first process, which carries the children it waited for.  Read
+ * around the run rather than from each wait: wait4's rusage would sum
+ * the task's threads at every stop.  Nothing for attached processes,
+ * which are not iotrace's children.
+ */
+static void children_cpu(struct rusage *ru)
+{
+	if (getrusage(RUSAGE_CHILDREN, ru) < 0)
+		memset(ru, 0, sizeof(*ru));
+}
+
+static void cpu_delta(struct tracer_result *res, const struct rusage *a,
+		      const struct rusage *b)
+{
+	res->user_ns = tv_ns(&b->ru_utime) - tv_ns(&a->ru_utime);
+	res->sys_ns = tv_ns(&b->ru_stime) - tv_ns(&a->ru_stime);
+}
+
 int ptrace_run_target(const struct ptrace_target *pt,
 		      const struct tracer_opts *opts,
 		      const struct tracer_target *target,
@@ -81,6 +108,7 @@ int ptrace_run_target(const struct ptrace_target *pt,
 {
 	struct loop l = { .opts = opts, .target = pt, .sink = sink,
 			  .res = res };
+	struct rusage before, after;
 	int err;
 
 	result_init(res, opts);
@@ -92,12 +120,16 @@ int ptrace_run_target(const struct ptrace_target *pt,
 		return err;
 	if (opts->pin && pt->from_birth)
 		pin_start(&l.pin);
+	children_cpu(&before);
 	err = pt->start(&l, target);
 	if (err < 0)
 		goto out_unpin;
 	res->start_ns = mono_ns();
 	err = loop_run(&l);
 	res->end_ns = mono_ns();
+	children_cpu(&after);
+	if (pt->from_birth)
+		cpu_delta(res, &before, &after);
 	res->fatal_signal = tracer_fatal_signal;
 	/* The signal handler has nothing left to kill. */
 	tracer_leader = 0;

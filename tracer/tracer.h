@@ -117,7 +117,8 @@ struct tracer_result {
 	uint64_t busy_ns;	/* the tracer's own work at the stops, from
 				   wait's return to the resume */
 	uint64_t user_ns, sys_ns; /* CPU time of the first process and the
-				   children it waited for (wait4's rusage) */
+				   children it waited for (RUSAGE_CHILDREN
+				   around the run; 0 for attached pids) */
 	/*
 	 * How the calls were measured, as reports and saved profiles name
 	 * it: the engine's mode where it has several ("seccomp-bpf" or

@@ -94,6 +94,22 @@ static void added(const struct profile *p, struct profile_estimate *e)
 	e->added_ns = c->busy_ns + p->stops * (c->stop_lo_ns + c->stop_hi_ns) / 2;
 }
 
+/*
+ * CPU time the program surely spent: its user time, and its system time
+ * less what its stops can have cost it (a stop's whole cost, the margin
+ * added, bounds the traced task's share of it).  Untraced calls (-e
+ * trace=) are in the system time and nowhere else.
+ */
+static uint64_t cpu_floor(const struct profile *p)
+{
+	const struct profile_cost *c = &p->cost;
+	uint64_t per_stop = c->stop_hi_ns * (100 + STOP_MARGIN_PCT) / 100;
+
+	if (!c->cpu_known)
+		return 0;
+	return c->user_ns + minus(c->sys_ns, p->stops * per_stop);
+}
+
 void profile_untraced(const struct profile *p, struct profile_estimate *e)
 {
 	const struct profile_cost *c = &p->cost;
@@ -111,16 +127,18 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 	 * makes the run's stops dearer, never cheaper, so that end holds.
 	 */
 	e->wall_hi_ns = minus(p->wall_ns, e->added_lo_ns);
-	e->wall_lo_ns = (c->cpu_known ? c->user_ns : 0) + e->syscall_lo_ns;
+	e->wall_lo_ns = cpu_floor(p);
+	if (!c->many_tasks &&
+	    e->wall_lo_ns < (c->cpu_known ? c->user_ns : 0) + e->syscall_lo_ns)
+		e->wall_lo_ns = (c->cpu_known ? c->user_ns : 0) +
+				e->syscall_lo_ns;
 	/*
 	 * In a tree, tasks run side by side (the sum of their CPU time can
 	 * pass the wall) and queue for the one tracer, which makes a stop
-	 * dearer than any calibration: only a CPU's share of the user time
-	 * is sure.
+	 * dearer than any calibration: only a CPU's share of it is sure.
 	 */
 	if (c->many_tasks)
-		e->wall_lo_ns = (c->cpu_known ? c->user_ns : 0) /
-				(p->ncpus > 0 ? (uint64_t)p->ncpus : 1);
+		e->wall_lo_ns /= p->ncpus > 0 ? (uint64_t)p->ncpus : 1;
 	if (e->wall_lo_ns > e->wall_hi_ns)
 		e->wall_lo_ns = e->wall_hi_ns;
 	e->wall_ns = clamp(minus(p->wall_ns, e->added_ns), e->wall_lo_ns,

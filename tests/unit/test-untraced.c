@@ -86,6 +86,32 @@ static void test_resolved_and_waits(void)
 	profile_release(&p);
 }
 
+/* -e trace=openat on dd: the writes are untraced, in system CPU only. */
+static void test_untraced_calls(void)
+{
+	struct profile_estimate e;
+	struct profile p;
+
+	costed(&p);
+	p.wall_ns = 100 * MS;
+	p.stops = 75;
+	p.cost.busy_ns = 1 * MS;
+	p.cost.stop_lo_ns = p.cost.stop_hi_ns = 10000;
+	p.cost.user_ns = 8 * MS;
+	p.cost.sys_ns = 80 * MS;
+	row(&p, "openat", 35, 1 * MS, 1 * MS);
+	profile_untraced(&p, &e);
+	is_int(e.wall_lo_ns / 1000, 8000 + 80000 - 1125,
+	       "at least user + system CPU less 75 stops x 15 us");
+	ok(e.resolved, "resolved although the syscalls were not traced");
+	p.cost.many_tasks = true;
+	p.ncpus = 2;
+	profile_untraced(&p, &e);
+	is_int(e.wall_lo_ns / 1000, (8000 + 80000 - 1125) / 2,
+	       "a tree: a CPU's share of it");
+	profile_release(&p);
+}
+
 static void test_unknown(void)
 {
 	struct profile_estimate e;
@@ -110,6 +136,7 @@ int main(void)
 {
 	test_range();
 	test_resolved_and_waits();
+	test_untraced_calls();
 	test_unknown();
 	return done_testing();
 }
