@@ -134,11 +134,15 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 				e->syscall_lo_ns;
 	/*
 	 * In a tree, tasks run side by side (the sum of their CPU time can
-	 * pass the wall) and queue for the one tracer, which makes a stop
-	 * dearer than any calibration: only a CPU's share of it is sure.
+	 * pass the wall) while their stops queue for the one tracer and
+	 * overlap each other's work: stops times their cost says nothing
+	 * sure about the wall.  Only a CPU's share of the CPU time is sure
+	 * below, and the traced wall above.
 	 */
-	if (c->many_tasks)
+	if (c->many_tasks) {
 		e->wall_lo_ns /= p->ncpus > 0 ? (uint64_t)p->ncpus : 1;
+		e->wall_hi_ns = p->wall_ns;
+	}
 	if (e->wall_lo_ns > e->wall_hi_ns)
 		e->wall_lo_ns = e->wall_hi_ns;
 	e->wall_ns = clamp(minus(p->wall_ns, e->added_ns), e->wall_lo_ns,
