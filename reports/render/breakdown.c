@@ -76,11 +76,11 @@ static void print_sub(FILE *f, const struct profile *p,
 		(unsigned long long)s->calls, errors, secs, bytes, label);
 }
 
-static int name_width(const struct profile *p,
-		      const struct profile_breakdown *b)
+int breakdown_name_width(const struct profile *p,
+			 const struct profile_breakdown *b, size_t w)
 {
 	char name[PROFILE_ROW_LABEL_MAX];
-	size_t i, w = 7;
+	size_t i;
 
 	for (i = 0; i < b->nsubs; i++)
 		if (strlen(profile_row_label(&p->rows[b->subs[i].row], name,
@@ -108,7 +108,7 @@ int breakdown_render_one(FILE *f, const struct profile *p,
 	struct sort_ctx c = { o };
 	const struct profile_sub **v;
 	size_t i, n = b->nsubs;
-	int namew = name_width(p, b);
+	int namew = breakdown_name_width(p, b, 7);
 
 	if (!n)
 		return 0;

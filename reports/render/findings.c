@@ -85,6 +85,22 @@ static double pct(uint64_t part, uint64_t whole)
 }
 
 /*
+ * Time in syscalls that is the program's work: calls that wait for other
+ * processes or events left out (a parent's wait4 spans its child's run).
+ */
+static uint64_t busy_time(const struct profile *p,
+			  const struct report_opts *o)
+{
+	uint64_t busy = 0;
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++)
+		if (!profile_row_waits(&p->rows[i]))
+			busy += row_time(&p->rows[i], o);
+	return busy;
+}
+
+/*
  * " took 93% of wall time": against the untraced estimate when there is
  * one, and nothing when tracing left the program's time unresolved.
  */
@@ -311,14 +327,11 @@ static int sync_heavy(FILE *f, const struct profile *p,
 		      const struct report_opts *o, double threshold)
 {
 	const struct profile_row *r;
-	uint64_t busy = 0, writes, nwrites;
+	uint64_t busy = busy_time(p, o), writes, nwrites;
 	char calls[32], wcalls[32], label[PROFILE_ROW_LABEL_MAX];
 	size_t i;
 	int n = 0;
 
-	for (i = 0; i < p->nrows; i++)
-		if (!profile_row_waits(&p->rows[i]))
-			busy += row_time(&p->rows[i], o);
 	writes = family_time(p, o, write_family, &nwrites);
 	for (i = 0; i < p->nrows; i++) {
 		r = &p->rows[i];
@@ -553,13 +566,10 @@ static int peer_waits(FILE *f, const struct profile *p,
 {
 	const struct profile_breakdown *b = profile_files(p);
 	const struct profile_sub *io;
-	uint64_t busy = 0, peer = 0, calls = 0;
+	uint64_t busy = busy_time(p, o), peer = 0, calls = 0;
 	char n[32];
 	size_t i;
 
-	for (i = 0; i < p->nrows; i++)
-		if (!profile_row_waits(&p->rows[i]))
-			busy += row_time(&p->rows[i], o);
 	for (i = 0; i < b->nsubs; i++) {
 		io = &b->subs[i];
 		if (!waits_on_peer(profile_file_at(b, io->key)) &&
@@ -613,15 +623,11 @@ static uint64_t device_time(const struct profile *p, uint64_t *calls)
 static int after_blocking(FILE *f, const struct profile *p,
 			  const struct report_opts *o, double threshold)
 {
+	uint64_t calls, dev, busy = busy_time(p, o);
 	struct profile_totals t;
-	uint64_t calls, dev, busy = 0;
 	char n[32];
-	size_t i;
 
 	profile_totals(p, &t);
-	for (i = 0; i < p->nrows; i++)
-		if (!profile_row_waits(&p->rows[i]))
-			busy += row_time(&p->rows[i], o);
 	dev = device_time(p, &calls);
 	if (!busy || calls < BLOCK_MIN_CALLS || t.timed < 2 * calls ||
 	    pct(dev, busy) < threshold)

@@ -67,19 +67,6 @@ static void print_io(FILE *f, const struct profile *p,
 		(unsigned long long)io->calls, bytes, avg, shortc, rate, label);
 }
 
-static int name_width(const struct profile *p,
-		      const struct profile_breakdown *b)
-{
-	char name[PROFILE_ROW_LABEL_MAX];
-	size_t i, w = 6;
-
-	for (i = 0; i < b->nsubs; i++)
-		if (strlen(profile_row_label(&p->rows[b->subs[i].row], name,
-					     sizeof(name))) > w)
-			w = strlen(name);
-	return (int)w;
-}
-
 static void print_rest(FILE *f, const struct profile_sub **v, size_t from,
 		       size_t n)
 {
@@ -99,7 +86,7 @@ int io_render(FILE *f, const struct profile *p, const struct report_opts *o)
 	const struct profile_breakdown *b = profile_files(p);
 	const struct profile_sub **v;
 	size_t i, n = b->nsubs;
-	int namew = name_width(p, b);
+	int namew = breakdown_name_width(p, b, 6);
 
 	if (!n)
 		return 0;

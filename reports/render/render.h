@@ -87,6 +87,9 @@ int csv_breakdown_render(FILE *f, const struct profile *p,
 /* Renders in o->format. */
 int report_render(FILE *f, const struct profile *p, const struct report_opts *o);
 
+/* Width of the syscall column of a breakdown section: w at least. */
+int breakdown_name_width(const struct profile *p,
+			 const struct profile_breakdown *b, size_t w);
 /* The I/O table under the syscall table (io.c): the file dimension's. */
 int io_render(FILE *f, const struct profile *p, const struct report_opts *o);
 /* A section per dimension under the syscall table (breakdown.c). */
