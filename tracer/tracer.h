@@ -153,7 +153,8 @@ struct tracer_engine {
 			 struct tracer_calibration *c);
 	/*
 	 * Traces target until no traced task is left, giving each call to
-	 * sink->syscall() once, from the calling thread, before returning.  res is always filled: res->exited says whether the
+	 * sink->syscall() once, from the calling thread, before returning.
+	 * res is always filled: res->exited says whether the
 	 * first process's status is in it.  0 or -errno; an error after
 	 * the target started leaves what was traced delivered.
 	 */

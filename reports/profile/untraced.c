@@ -91,7 +91,8 @@ static void added(const struct profile *p, struct profile_estimate *e)
 
 	e->added_lo_ns = c->busy_ns + p->stops * lo;
 	e->added_hi_ns = c->busy_ns + p->stops * hi;
-	e->added_ns = c->busy_ns + p->stops * (c->stop_lo_ns + c->stop_hi_ns) / 2;
+	e->added_ns = c->busy_ns +
+		      p->stops * (c->stop_lo_ns + c->stop_hi_ns) / 2;
 }
 
 /*

@@ -6,10 +6,11 @@
  * too); the rest are the raw integers in ns and bytes that the text
  * rounds, and last how far the row's corrected time can be trusted
  * (time_uncertainty_ns, below_resolution: empty where the run does not
- * say, as in strace tables and older files).  --format=csv-breakdown: one table of the sub-rows of every
- * dimension (per file today), its first column the dimension's name so
- * a spreadsheet filter picks one; then the syscall, the key and second
- * key as the reports print them, and profile_sub_counters[].
+ * say, as in strace tables and older files).
+ * --format=csv-breakdown: one table of the sub-rows of every dimension
+ * (per file today), its first column the dimension's name so a
+ * spreadsheet filter picks one; then the syscall, the key and second key
+ * as the reports print them, and profile_sub_counters[].
  */
 #include <stddef.h>
 #include <stdlib.h>
