@@ -284,20 +284,21 @@ int loop_run(struct loop *l)
 {
 	struct task *t;
 	uint64_t now;
-	int status;
+	int status, err;
 	pid_t tid;
 
 	for (;;) {
 		tid = waitpid(-1, &status, __WALL);
+		err = errno;	/* before end() below makes calls of its own */
 		now = mono_ns();
 		if (tracer_fatal_signal && !l->ending) {
 			l->ending = true;
 			l->target->end(l);
 		}
 		if (tid < 0) {
-			if (errno == EINTR)
+			if (err == EINTR)
 				continue;
-			return errno == ECHILD ? 0 : -errno;
+			return err == ECHILD ? 0 : -err;
 		}
 		l->res->stops++;
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {

@@ -42,9 +42,12 @@ static sigset_t saved_mask;
  */
 static void on_fatal_signal(int sig)
 {
+	int saved_errno = errno;	/* the interrupted code's, kept */
+
 	tracer_fatal_signal = sig;
 	if (tracer_leader > 0)
 		kill(tracer_leader, SIGKILL);
+	errno = saved_errno;
 }
 
 /*
@@ -57,7 +60,10 @@ static void on_fatal_signal(int sig)
  */
 static void on_interrupt(int sig)
 {
+	int saved_errno = errno;
+
 	tracer_interrupt = sig;
+	errno = saved_errno;
 }
 
 int tracer_pending_signal(void)
