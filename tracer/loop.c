@@ -265,6 +265,7 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 static void on_gone(struct loop *l, pid_t tid, int status)
 {
 	if (tid == l->leader) {
+		tracer_leader_reaped();	/* its pid is free for anyone now */
 		l->res->status = status;
 		l->res->exited = true;
 	}

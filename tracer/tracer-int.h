@@ -16,8 +16,13 @@
 
 /* SIGTERM or SIGHUP received by iotrace while tracing; 0 if none. */
 extern volatile sig_atomic_t tracer_fatal_signal;
-/* The first traced process, killed by the handler of those signals. */
+/*
+ * The first traced process, killed by the handler of those signals while
+ * iotrace has not reaped it; 0 if none.
+ */
 extern volatile sig_atomic_t tracer_leader;
+/* The first process is reaped (or the run over): the handler forgets it. */
+void tracer_leader_reaped(void);
 
 /*
  * What the tracer does with each syscall; in seccomp mode, also the
