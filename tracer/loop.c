@@ -100,6 +100,8 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 	t->act = act;
 	memcpy(t->args, args, sizeof(t->args));
 	t->entry_ns = now;
+	if (l->pin.active)
+		pin_at_entry(&l->pin, t->tid, arch, (int)nr);
 	if (act & ACT_COUNT)
 		emit(l, t, 0, EVF_COUNT_ONLY, now);
 	if (act & ACT_TRACK_ENTRY)
