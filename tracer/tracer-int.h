@@ -74,8 +74,9 @@ void fd_mark_tracked(uint8_t *actions, int pers);
 /*
  * Why the seccomp filter cannot be used with opts here, or NULL
  * (seccomp.c): the kernel (before 4.8 the stop order differs; without
- * CONFIG_SECCOMP_FILTER), or --no-follow (untraced children would inherit
- * a filter nobody answers).
+ * CONFIG_SECCOMP_FILTER), a sandbox that refuses seccomp(2) to iotrace
+ * (a container's own filter), or --no-follow (untraced children would
+ * inherit a filter nobody answers).
  */
 const char *tracer_seccomp_unusable(const struct tracer_opts *opts);
 
