@@ -71,12 +71,14 @@ static int write_outputs(const struct cli_opts *o, const struct profile *p,
 
 /*
  * The engine's mode for target: seccomp-bpf unless --no-seccomp or the
- * engine's probe says it cannot be had here (then every call stops).  0,
+ * engine's probe says it cannot be had here (then every call stops, and
+ * one line says why unless --no-follow asked for it).  0,
  * or -1 with the reason printed when the engine cannot trace target.
  */
 static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 		       const char *what)
 {
+	static int said;
 	const char *why;
 
 	o->tracer.seccomp = !o->no_seccomp;
@@ -85,6 +87,10 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 	if (why && o->tracer.seccomp) {
 		o->seccomp_why_not = why;
 		o->tracer.seccomp = false;
+		/* Not the user's choice (--no-follow is): said, once. */
+		if (o->tracer.follow && !said++)
+			fprintf(stderr, "iotrace: no seccomp filter: %s; every "
+				"call stops (engine ptrace)\n", why);
 		why = o->engine->probe(&o->tracer, target);
 	}
 	if (why)

@@ -163,4 +163,20 @@ test_expect_success PTRACE 'stopped and continued tracee goes on' '
 	printf "ready\nUSR1\n" >want && test_cmp want out
 '
 
+# The first process exits, a child goes on; once iotrace has reaped the
+# first, its pid is free for anyone: SIGTERM to iotrace must not signal it
+# (strace, not following children, shows iotrace's own kill calls).
+test_expect_success PTRACE,STRACE 'SIGTERM after the first process is reaped spares its pid' '
+	strace -o st -e trace=kill,pidfd_send_signal -- "$IOTRACE" -o t -- \
+		sh -c "echo \$\$ >leader; exec >/dev/null; sleep 30 & exit 0" &
+	spid=$! && guard $spid &&
+	wait_for "test -s leader" && leader=$(cat leader) &&
+	wait_for "! test -d /proc/$leader" &&
+	ipid=$(pgrep -P $spid | head -1) && test -n "$ipid" &&
+	kill -TERM $ipid &&
+	{ finish $spid || :; } &&
+	grep -q "killed by SIGTERM\|SIGTERM" t &&
+	! grep "($leader, SIGKILL)" st
+'
+
 test_done

@@ -45,6 +45,18 @@ test_expect_success PTRACE 'CPU affinity is identical' '
 	grep -q "	0$" got
 '
 
+# With --no-follow iotrace is told of no fork or thread, yet pinning must
+# end with the first one: children and threads see every CPU.
+test_expect_success PTRACE '--no-follow: children and threads keep the CPU mask' '
+	sh -c "nproc; grep Cpus_allowed_list /proc/self/status; :" >want &&
+	"$IOTRACE" --no-follow -o t -- \
+		sh -c "nproc; grep Cpus_allowed_list /proc/self/status; :" >got &&
+	test_cmp want got &&
+	"$HELPERS/affinity" threads >want &&
+	"$IOTRACE" --no-follow -o t -- "$HELPERS/affinity" threads >got &&
+	test_cmp want got
+'
+
 test_expect_success PTRACE 'resource limits are identical' '
 	sh -c "ulimit -n 77; ulimit -s 4096; ulimit -a" >want &&
 	sh -c "ulimit -n 77; ulimit -s 4096;

@@ -84,6 +84,21 @@ test_expect_success PTRACE 'a tracee with its own seccomp filter is counted exac
 	table_counts p.txt >b && test_cmp expect b
 '
 
+# Inside a sandbox that refuses seccomp(2) (as some containers do) the
+# filter cannot be loaded: the ptrace path counts it all, and one line
+# says why (it used to exit 126 with "0 syscalls").
+test_expect_success PTRACE 'filter refused by a sandbox: the ptrace path, said once' '
+	"$HELPERS/noseccomp" "$IOTRACE" -o s.txt -- \
+		"$HELPERS/writeloop" out 33 10 2>err &&
+	test "$(stat -c %s out)" = 330 &&
+	grep -q "engine ptrace" s.txt &&
+	"$IOTRACE" -o p.txt --no-seccomp -- "$HELPERS/writeloop" out 33 10 &&
+	table_counts s.txt >a && table_counts p.txt >b && test_cmp b a &&
+	grep "^write 33 0$" a &&
+	grep "seccomp" err >lines && test "$(wc -l <lines)" = 1 &&
+	grep -q "^iotrace: .*ptrace" lines
+'
+
 test_expect_success PTRACE 'exec of a set-user-ID binary is counted exactly' '
 	test "$(id -u)" = 0 || exit 0
 	chmod 711 . && : >out && chmod 666 out &&

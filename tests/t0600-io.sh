@@ -51,6 +51,18 @@ test_expect_success PTRACE '-e trace=write: files still apart, closes never coun
 	done
 '
 
+# The leader writes to a close-on-exec fd (4), then a second thread execs
+# tee, which opens x (fd 3) and b on the freed number: its writes are b's,
+# under -e trace= (the exec then seen at its entry, from the thread) too.
+test_expect_success PTRACE 'exec from a thread: the new program'"'"'s fds are its own' '
+	for trace in "" "-e trace=write"; do
+		printf hello | "$IOTRACE" -o report $trace -- \
+			"$HELPERS/threxec" -w a "$(command -v tee)" x b >/dev/null &&
+		test "$(io_row write "$PWD/a")" = "1 1 0" &&
+		test "$(io_row write "$PWD/b")" = "1 5 0" || exit 1
+	done
+'
+
 test_expect_success PTRACE 'cp: copy_file_range on its (source -> dest) pair' '
 	head -c 300000 /dev/urandom >src &&
 	"$IOTRACE" -o report -- cp src dst &&

@@ -6,9 +6,9 @@
  * remembers the caller's id for each (task, fd) so that later calls on
  * the same fd cost one hash probe and no /proc read.  The cache forgets
  * an fd number when any traced task closes or replaces it, and a task's
- * fds when it execs (close-on-exec) or its tid is handed to a new child,
- * in any personality: what a call does to fds is its fact's fx
- * (tracer/systab.c).  It is a fixed-size set-associative table: memory
+ * fds (and its leader's) when it execs (close-on-exec) or its tid is
+ * handed to a new child, in any personality: what a call does to fds is
+ * its fact's fx (tracer/systab.c).  It is a fixed-size set-associative table: memory
  * is bounded, and a (task, fd) pushed out is simply described again.
  */
 #include <fcntl.h>
@@ -187,7 +187,15 @@ void fd_cache_event(struct fd_cache *c, const struct tracer_event *ev)
 		forget_range(c, (uint32_t)ev->args[0], (uint32_t)ev->args[1]);
 		break;
 	case FX_EXEC:
+		/*
+		 * Seen at its entry (-e trace= without execve), an exec from
+		 * a thread other than the leader has that thread's tid, but
+		 * the new program runs under the leader's, the group's id:
+		 * forget both.
+		 */
 		fd_cache_forget_tid(c, ev->tid);
+		if (ev->tgid > 0 && ev->tgid != ev->tid)
+			fd_cache_forget_tid(c, ev->tgid);
 		break;
 	case FX_CHILD:
 		if (!known)

@@ -100,6 +100,8 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 	t->act = act;
 	memcpy(t->args, args, sizeof(t->args));
 	t->entry_ns = now;
+	if (l->pin.active)
+		pin_at_entry(&l->pin, t->tid, arch, (int)nr);
 	if (act & ACT_COUNT)
 		emit(l, t, 0, EVF_COUNT_ONLY, now);
 	if (act & ACT_TRACK_ENTRY)
@@ -265,6 +267,7 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 static void on_gone(struct loop *l, pid_t tid, int status)
 {
 	if (tid == l->leader) {
+		tracer_leader_reaped();	/* its pid is free for anyone now */
 		l->res->status = status;
 		l->res->exited = true;
 	}
@@ -284,20 +287,21 @@ int loop_run(struct loop *l)
 {
 	struct task *t;
 	uint64_t now;
-	int status;
+	int status, err;
 	pid_t tid;
 
 	for (;;) {
 		tid = waitpid(-1, &status, __WALL);
+		err = errno;	/* before end() below makes calls of its own */
 		now = mono_ns();
 		if (tracer_fatal_signal && !l->ending) {
 			l->ending = true;
 			l->target->end(l);
 		}
 		if (tid < 0) {
-			if (errno == EINTR)
+			if (err == EINTR)
 				continue;
-			return errno == ECHILD ? 0 : -errno;
+			return err == ECHILD ? 0 : -err;
 		}
 		l->res->stops++;
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {

@@ -52,6 +52,25 @@ void pin_end(struct pin *pin, pid_t parent, pid_t child)
 	pin->active = false;
 }
 
+/*
+ * At the entry of a call that makes a task (fork, vfork, clone, clone3:
+ * FX_CHILD in the syscall table): pinning ends before the task exists, so
+ * it is born with the original mask.  This is what ends pinning when
+ * children are not followed (--no-follow): iotrace gets no event for
+ * them, and at the call's exit a vfork child or a quick one would already
+ * have run, or forked, pinned.  Without the filter (the only mode of
+ * --no-follow) every entry stops.  A call that then fails has ended
+ * pinning for nothing, which only costs speed.
+ */
+void pin_at_entry(struct pin *pin, pid_t tid, uint32_t arch, int nr)
+{
+	int pnr, pers = syscall_locate(arch, nr, &pnr);
+	const struct syscall_fact *f = syscall_fact(pers, pnr);
+
+	if (f && f->fx == FX_CHILD)
+		pin_end(pin, tid, 0);
+}
+
 /* Writes the original mask over what sched_getaffinity returned. */
 static void rewrite_mask(struct pin *pin, pid_t tid, const uint64_t *args,
 			 int64_t ret)

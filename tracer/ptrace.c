@@ -132,7 +132,7 @@ int ptrace_run_target(const struct ptrace_target *pt,
 		cpu_delta(res, &before, &after);
 	res->fatal_signal = tracer_fatal_signal;
 	/* The signal handler has nothing left to kill. */
-	tracer_leader = 0;
+	tracer_leader_reaped();
 out_unpin:
 	if (l.pin.active)
 		pin_end(&l.pin, 0, 0);

@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "tracer/tracer-int.h"
 
@@ -105,6 +106,45 @@ static bool kernel_at_least(int major, int minor)
 	return ma > major || (ma == major && mi >= minor);
 }
 
+/*
+ * Whether this process may load a seccomp filter at all: a sandbox's own
+ * filter (some containers) may refuse seccomp(2) and prctl.  A child
+ * tries an allow-all filter, as the traced command's first task would
+ * load the plan's; asked once per iotrace.  NULL, or why not.
+ */
+static const char *filter_refused(void)
+{
+	static char why[80];
+	static int known;	/* 0: not asked yet, 1: asked */
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K,
+					    SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { 1, &allow };
+	int status, err = 0;
+	pid_t pid;
+
+	if (known)
+		return why[0] ? why : NULL;
+	pid = fork();
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+			_exit(errno & 0xff);
+		_exit(0);
+	}
+	if (pid < 0)
+		return NULL;	/* not known: the run will tell */
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return NULL;
+	known = 1;
+	if (WIFEXITED(status))
+		err = WEXITSTATUS(status);
+	if (err)
+		snprintf(why, sizeof(why), "seccomp(2) refused here (%s)",
+			 strerror(err));
+	return why[0] ? why : NULL;
+}
+
 const char *tracer_seccomp_unusable(const struct tracer_opts *opts)
 {
 	if (!opts->follow)
@@ -114,7 +154,7 @@ const char *tracer_seccomp_unusable(const struct tracer_opts *opts)
 		return "kernel older than 4.8";
 	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
 		return "kernel without seccomp";
-	return NULL;
+	return filter_refused();
 }
 
 static uint32_t scmp_action(uint8_t act)

@@ -28,6 +28,8 @@
 volatile sig_atomic_t tracer_fatal_signal;
 static volatile sig_atomic_t tracer_interrupt;
 volatile sig_atomic_t tracer_leader;
+/* A pidfd of tracer_leader, -1 if none: it never names another process. */
+static volatile sig_atomic_t leader_pidfd = -1;
 
 /* Signals whose disposition iotrace changes while it traces. */
 static const int handled_signals[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
@@ -38,13 +40,38 @@ static sigset_t saved_mask;
 /*
  * SIGTERM and SIGHUP sent to iotrace alone end the traced command: kill
  * the first process now (the stop loop kills the rest), so the wait in the
- * loop returns even when nothing else would happen.
+ * loop returns even when nothing else would happen.  Only while iotrace
+ * has not reaped it: then its pid may be anyone's.  Through its pidfd
+ * where the kernel has them (5.3), so even a signal between the reaping
+ * and tracer_leader_reaped() signals nobody; by pid otherwise.
  */
 static void on_fatal_signal(int sig)
 {
+	int saved_errno = errno;	/* the interrupted code's, kept */
+
 	tracer_fatal_signal = sig;
-	if (tracer_leader > 0)
+	if (leader_pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, (int)leader_pidfd, SIGKILL,
+			NULL, 0);
+	else if (tracer_leader > 0)
 		kill(tracer_leader, SIGKILL);
+	errno = saved_errno;
+}
+
+static void leader_set(pid_t pid)
+{
+	tracer_leader = pid;
+	leader_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+void tracer_leader_reaped(void)
+{
+	int fd = leader_pidfd;
+
+	tracer_leader = 0;
+	leader_pidfd = -1;
+	if (fd >= 0)
+		close(fd);
 }
 
 /*
@@ -57,7 +84,10 @@ static void on_fatal_signal(int sig)
  */
 static void on_interrupt(int sig)
 {
+	int saved_errno = errno;
+
 	tracer_interrupt = sig;
+	errno = saved_errno;
 }
 
 int tracer_pending_signal(void)
@@ -248,7 +278,7 @@ static int spawn_start(struct loop *l, const struct tracer_target *target)
 		goto out_kill;
 	}
 	l->leader = pid;
-	tracer_leader = pid;
+	leader_set(pid);
 	/*
 	 * The seized child reports its group-stop; SIGCONT ends it, so the
 	 * child is not left marked stopped.  The loop resumes both stops.

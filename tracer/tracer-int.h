@@ -16,8 +16,13 @@
 
 /* SIGTERM or SIGHUP received by iotrace while tracing; 0 if none. */
 extern volatile sig_atomic_t tracer_fatal_signal;
-/* The first traced process, killed by the handler of those signals. */
+/*
+ * The first traced process, killed by the handler of those signals while
+ * iotrace has not reaped it; 0 if none.
+ */
 extern volatile sig_atomic_t tracer_leader;
+/* The first process is reaped (or the run over): the handler forgets it. */
+void tracer_leader_reaped(void);
 
 /*
  * What the tracer does with each syscall; in seccomp mode, also the
@@ -69,8 +74,9 @@ void fd_mark_tracked(uint8_t *actions, int pers);
 /*
  * Why the seccomp filter cannot be used with opts here, or NULL
  * (seccomp.c): the kernel (before 4.8 the stop order differs; without
- * CONFIG_SECCOMP_FILTER), or --no-follow (untraced children would inherit
- * a filter nobody answers).
+ * CONFIG_SECCOMP_FILTER), a sandbox that refuses seccomp(2) to iotrace
+ * (a container's own filter), or --no-follow (untraced children would
+ * inherit a filter nobody answers).
  */
 const char *tracer_seccomp_unusable(const struct tracer_opts *opts);
 
@@ -86,6 +92,8 @@ struct pin {
 void pin_start(struct pin *pin);
 /* A second task appeared (child tid): everyone gets orig back. */
 void pin_end(struct pin *pin, pid_t parent, pid_t child);
+/* At the entry of any call: one that makes a task ends pinning. */
+void pin_at_entry(struct pin *pin, pid_t tid, uint32_t arch, int nr);
 /* At the exit of a FIXUP call: make sched_getaffinity tell orig. */
 void pin_fixup(struct pin *pin, pid_t tid, uint32_t arch, int nr,
 	       const uint64_t *args, int64_t ret);
