@@ -95,4 +95,17 @@ test_expect_success 'a missing file or a directory: one line, exit 2' '
 	grep -q "^iotrace: cannot read .\..: Is a directory$" err
 '
 
+# Before the bound, these never returned: timeout turns that into a failure.
+test_expect_success 'an endless input (/dev/zero): one line, exit 2' '
+	timeout 120 "$IOTRACE" report /dev/zero >out 2>err; test $? = 2 &&
+	test ! -s out && test "$(wc -l <err)" = 1 &&
+	grep -q "^iotrace: /dev/zero: line 1: larger than 256 MiB: not an strace log$" err
+'
+
+test_expect_success 'endless blank lines from a pipe: one line, exit 2' '
+	yes "" | timeout 120 "$IOTRACE" report /dev/stdin >out 2>err
+	test $? = 2 && test ! -s out && test "$(wc -l <err)" = 1 &&
+	grep -q "^iotrace: /dev/stdin: line [0-9]*: larger than 256 MiB" err
+'
+
 test_done

@@ -489,6 +489,11 @@ uint64_t profile_row_percentile(const struct profile_row *r, double q);
  */
 /* Largest JSON profile read: real ones are a few hundred KiB at most. */
 #define LOAD_JSON_MAX (16u << 20)
+/*
+ * Largest text read as an strace log (the table may end a long trace):
+ * an endless input (/dev/zero, a pipe) is refused, never read for ever.
+ */
+#define LOAD_TEXT_MAX (256u << 20)
 /* Longest line of an strace table; longer lines of a log are skipped. */
 #define LOAD_LINE_MAX 4096
 
