@@ -95,6 +95,26 @@ test_expect_success 'a missing file or a directory: one line, exit 2' '
 	grep -q "^iotrace: cannot read .\..: Is a directory$" err
 '
 
+# ESC and other controls in a loaded command never reach the terminal.
+test_expect_success 'controls in a loaded command: report and diff print ?' '
+	sed "s/^    \"true\"$/    \"tr\\\\u001b[31mue\", \"a\\\\nb\\\\u0007\"/" \
+		good.json >esc.json &&
+	grep -q "u001b" esc.json &&
+	"$IOTRACE" report esc.json >out 2>err &&
+	"$IOTRACE" diff esc.json esc.json >>out 2>>err &&
+	"$IOTRACE" diff --format=json esc.json good.json >>out 2>>err &&
+	! LC_ALL=C grep -q "[[:cntrl:]]" err &&
+	! tr -d "\n" <out | LC_ALL=C grep -q "[[:cntrl:]]" &&
+	grep -q "^BASE esc.json: tr?\[31mue a?b?$" out
+'
+
+test_expect_success PTRACE 'controls in the name of a live command: ?' '
+	cp /bin/true "$(printf "x\033y\nz")" &&
+	"$IOTRACE" -- "./$(printf "x\033y\nz")" 2>err &&
+	! tr -d "\n" <err | LC_ALL=C grep -q "[[:cntrl:]]" &&
+	grep -q "^iotrace: x?y?z exited 0 after" err
+'
+
 # Before the bound, these never returned: timeout turns that into a failure.
 test_expect_success 'an endless input (/dev/zero): one line, exit 2' '
 	timeout 120 "$IOTRACE" report /dev/zero >out 2>err; test $? = 2 &&

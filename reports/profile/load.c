@@ -429,6 +429,8 @@ static int load_command(struct jload *j, struct profile *p, json_t *doc)
 		p->argv[i] = strdup(json_string_value(v));
 		if (!p->argv[i])
 			return jfail(j, "out of memory");
+		/* Untrusted: no ESC sequence of the file reaches a terminal. */
+		profile_clean_text(p->argv[i], true);
 		p->argc = (int)i + 1;
 		jload_pop(j);
 	}

@@ -297,8 +297,9 @@ void profile_init(struct profile *p);
 void profile_release(struct profile *p);
 
 /*
- * Copies argv as the run's command line, bytes that are not UTF-8 made
- * '?' (JSON strings are UTF-8).  0 or -ENOMEM.
+ * Copies argv as the run's command line, bytes that are not UTF-8 and
+ * controls made '?' (JSON strings are UTF-8; the command is printed to
+ * terminals, as a loaded one is).  0 or -ENOMEM.
  */
 int profile_set_command(struct profile *p, int argc, char *const argv[]);
 /* Bytes that are not UTF-8, and controls if asked, become '?' (utf8.c). */
