@@ -18,7 +18,12 @@
 #include "reports/profile/jload.h"
 
 #define MAX_ROWS 4096		/* distinct syscalls, with compat names */
-#define MAX_ARGS 65536
+/*
+ * The kernel takes at most 6 MiB of argv (a quarter of the stack limit,
+ * capped at 3/4 of 8 MiB), each argument its NUL and an 8-byte pointer:
+ * fewer than 700,000 arguments.  Memory stays bounded by LOAD_JSON_MAX.
+ */
+#define MAX_ARGS (1 << 20)
 #define MAX_ARG_LEN 131072	/* the kernel's MAX_ARG_STRLEN */
 #define MAX_DEPTH JLOAD_MAX_DEPTH
 
