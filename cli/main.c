@@ -284,6 +284,20 @@ static void check_applicable(struct cli_opts *o,
 }
 
 /*
+ * Set-user-ID or set-group-ID, iotrace would let its user trace (read
+ * the memory and calls of) what that user may not: refused, exit 1.
+ */
+static void refuse_setid(void)
+{
+	if (getuid() == geteuid() && getgid() == getegid())
+		return;
+	error("refusing to run set-user-ID or set-group-ID (uid %u, euid %u, "
+	      "gid %u, egid %u)", (unsigned)getuid(), (unsigned)geteuid(),
+	      (unsigned)getgid(), (unsigned)getegid());
+	exit(1);
+}
+
+/*
  * Descriptors 0-2 that iotrace was started without are opened on
  * /dev/null, so that none of iotrace's own files (-o, --save) takes one
  * of them and gets the table or a message written into it.  They are
@@ -314,6 +328,7 @@ int main(int argc, char **argv)
 	bool dashdash;
 	int c;
 
+	refuse_setid();
 	reserve_std_fds();
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:ho:S:e:fcCwV", long_options,
