@@ -5,6 +5,7 @@
  * checked here, before anything runs; a bad word gets one line and exit 2.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -282,6 +283,42 @@ static void check_applicable(struct cli_opts *o,
 		o->baseline = BASELINE_DEFAULT_RUNS;
 }
 
+/*
+ * Set-user-ID or set-group-ID, iotrace would let its user trace (read
+ * the memory and calls of) what that user may not: refused, exit 1.
+ */
+static void refuse_setid(void)
+{
+	if (getuid() == geteuid() && getgid() == getegid())
+		return;
+	error("refusing to run set-user-ID or set-group-ID (uid %u, euid %u, "
+	      "gid %u, egid %u)", (unsigned)getuid(), (unsigned)geteuid(),
+	      (unsigned)getgid(), (unsigned)getegid());
+	exit(1);
+}
+
+/*
+ * Descriptors 0-2 that iotrace was started without are opened on
+ * /dev/null, so that none of iotrace's own files (-o, --save) takes one
+ * of them and gets the table or a message written into it.  They are
+ * close-on-exec: the command, and every untraced run, still starts with
+ * them closed, as it would without iotrace.
+ */
+static void reserve_std_fds(void)
+{
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* The lowest free descriptor: fd itself. */
+		if (open("/dev/null", O_RDWR | O_CLOEXEC) != fd) {
+			error("cannot open '/dev/null': %s", strerror(errno));
+			exit(1);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct cli_opts o = { .engine = tracer_engines[0],
@@ -291,6 +328,8 @@ int main(int argc, char **argv)
 	bool dashdash;
 	int c;
 
+	refuse_setid();
+	reserve_std_fds();
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:ho:S:e:fcCwV", long_options,
 				NULL)) != -1)

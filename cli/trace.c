@@ -53,19 +53,20 @@ static int write_outputs(const struct cli_opts *o, const struct profile *p,
 	struct report_opts json = o->report;
 	int err = 0;
 
-	if (report_render(out->f ? out->f : stderr, p, &o->report) < 0)
-		err = error("cannot render the report");
-	if (out->f && outfile_commit(out) < 0)
-		err = -1;
+	/* The profile first: a report to a closed pipe must not lose it. */
 	if (save->f) {
 		json.format = FMT_JSON;
 		if (report_render(save->f, p, &json) < 0) {
 			outfile_abort(save);
-			return error("cannot write '%s'", o->save);
-		}
-		if (outfile_commit(save) < 0)
+			err = error("cannot write '%s'", o->save);
+		} else if (outfile_commit(save) < 0) {
 			err = -1;
+		}
 	}
+	if (report_render(out->f ? out->f : stderr, p, &o->report) < 0)
+		err = error("cannot render the report");
+	if (out->f && outfile_commit(out) < 0)
+		err = -1;
 	return err;
 }
 

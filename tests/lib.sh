@@ -43,6 +43,9 @@ test_have_prereq() {
 		STRACE)
 			command -v strace >/dev/null 2>&1 &&
 				strace -o /dev/null true 2>/dev/null || return 1 ;;
+		ROOT)
+			# may make set-user-ID files of other users
+			test "$(id -u)" = 0 || return 1 ;;
 		M32)
 			# i386 helpers built (gcc -m32) and runnable here
 			"$HELPERS32/oddcalls" >/dev/null 2>&1 || return 1 ;;

@@ -130,4 +130,17 @@ test_expect_success PTRACE 'options after -- belong to the command' '
 	echo -o >want && test_cmp want got
 '
 
+# Set-user-ID or set-group-ID, iotrace would trace what its user may
+# not: refused with one line, exit 1, before anything runs.
+for mode in 4755:u 2755:g; do
+	test_expect_success ROOT "set-${mode#*:}id iotrace refuses to run" "
+		cp \"\$IOTRACE\" ./suid && chown 65534:65534 suid &&
+		chmod ${mode%:*} suid &&
+		{ ./suid -o suid.txt -- touch suid-ran 2>err; test \$? = 1; } &&
+		! test -e suid-ran && ! test -e suid.txt &&
+		test \$(wc -l <err) = 1 &&
+		grep -q '^iotrace: refusing to run set-user-ID or set-group-ID' err
+	"
+done
+
 test_done

@@ -87,6 +87,20 @@ test_expect_success PTRACE 'extra inherited descriptors are kept, -o is not' '
 	! grep -q "/t\." got	# the -o temporary file
 '
 
+# iotrace's own files never take descriptors 0-2 (the table went into
+# the --save JSON), and what was closed stays closed for the command.
+test_expect_success PTRACE 'stdin and stderr closed: closed in the command too' '
+	"$HELPERS/fdlist" >o <&- 2>&- && mv o want &&
+	"$IOTRACE" --save s.json -- "$HELPERS/fdlist" >o <&- 2>&- &&
+	mv o got && test_cmp want got
+'
+
+test_expect_success PTRACE 'stderr closed: --save is valid JSON, exit 0' '
+	"$IOTRACE" --save x.json -- true 2>&- &&
+	"$IOTRACE" report x.json >table && grep -q " total$" table &&
+	"$IOTRACE" -- true 2>&- >&- <&-
+'
+
 test_expect_success PTRACE 'signal dispositions and mask are identical' '
 	sigstate >want &&
 	"$IOTRACE" -o t -- grep -E "^Sig(Ign|Blk|Cgt):" /proc/self/status \

@@ -52,6 +52,14 @@ bad 'splice of the input itself' "key 'of': 'keep' is the input file" \
 	splice if=keep of=keep
 bad 'size= with if=' "key 'size': only for the generated input" \
 	splice if=keep of=new size=1M
+bad 'skip past the largest offset' \
+	"key 'skip': 17179869184 blocks of 1073741824 bytes is past the largest file offset" \
+	dd if=keep of=new bs=1G skip=17179869184 count=0
+bad 'seek past the largest offset' \
+	"key 'seek': 8589934592 blocks of 1073741824 bytes is past the largest file offset" \
+	dd of=keep bs=1G seek=8589934592 count=0
+bad 'skip times bs past 64 bits' "key 'skip': " \
+	dd if=keep of=new bs=2 skip=9223372036854775808 count=0
 bad 'empty file name' "key 'of': empty file name" bufwrite of=
 
 test_expect_success 'no -o report file is left by a usage error' '

@@ -81,4 +81,13 @@ test_expect_success 'an strace table saved as JSON prints the same again' '
 	test_cmp direct.txt via-json.txt
 '
 
+# The kernel takes up to 6 MiB of argv (a quarter of the stack limit):
+# 100,000 arguments is 1.4 MiB with the pointers, and its --save loads.
+test_expect_success PTRACE 'a saved command of 100,000 arguments loads' '
+	"$IOTRACE" -o many.txt --save many.json -- true $(seq 100000) &&
+	"$IOTRACE" report many.json >again.txt &&
+	test_cmp many.txt again.txt &&
+	test $(grep -c "^    \"[0-9]*\",\{0,1\}$" many.json) = 100000
+'
+
 test_done

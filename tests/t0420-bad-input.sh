@@ -95,4 +95,37 @@ test_expect_success 'a missing file or a directory: one line, exit 2' '
 	grep -q "^iotrace: cannot read .\..: Is a directory$" err
 '
 
+# ESC and other controls in a loaded command never reach the terminal.
+test_expect_success 'controls in a loaded command: report and diff print ?' '
+	sed "s/^    \"true\"$/    \"tr\\\\u001b[31mue\", \"a\\\\nb\\\\u0007\"/" \
+		good.json >esc.json &&
+	grep -q "u001b" esc.json &&
+	"$IOTRACE" report esc.json >out 2>err &&
+	"$IOTRACE" diff esc.json esc.json >>out 2>>err &&
+	"$IOTRACE" diff --format=json esc.json good.json >>out 2>>err &&
+	! LC_ALL=C grep -q "[[:cntrl:]]" err &&
+	! tr -d "\n" <out | LC_ALL=C grep -q "[[:cntrl:]]" &&
+	grep -q "^BASE esc.json: tr?\[31mue a?b?$" out
+'
+
+test_expect_success PTRACE 'controls in the name of a live command: ?' '
+	cp /bin/true "$(printf "x\033y\nz")" &&
+	"$IOTRACE" -- "./$(printf "x\033y\nz")" 2>err &&
+	! tr -d "\n" <err | LC_ALL=C grep -q "[[:cntrl:]]" &&
+	grep -q "^iotrace: x?y?z exited 0 after" err
+'
+
+# Before the bound, these never returned: timeout turns that into a failure.
+test_expect_success 'an endless input (/dev/zero): one line, exit 2' '
+	timeout 120 "$IOTRACE" report /dev/zero >out 2>err; test $? = 2 &&
+	test ! -s out && test "$(wc -l <err)" = 1 &&
+	grep -q "^iotrace: /dev/zero: line 1: larger than 256 MiB: not an strace log$" err
+'
+
+test_expect_success 'endless blank lines from a pipe: one line, exit 2' '
+	yes "" | timeout 120 "$IOTRACE" report /dev/stdin >out 2>err
+	test $? = 2 && test ! -s out && test "$(wc -l <err)" = 1 &&
+	grep -q "^iotrace: /dev/stdin: line [0-9]*: larger than 256 MiB" err
+'
+
 test_done

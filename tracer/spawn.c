@@ -31,8 +31,13 @@ volatile sig_atomic_t tracer_leader;
 /* A pidfd of tracer_leader, -1 if none: it never names another process. */
 static volatile sig_atomic_t leader_pidfd = -1;
 
-/* Signals whose disposition iotrace changes while it traces. */
-static const int handled_signals[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
+/*
+ * Signals whose disposition iotrace changes while it traces.  SIGPIPE
+ * (sent, or the report written to a closed pipe) is handled as SIGTERM:
+ * it must not kill iotrace and lose --save.
+ */
+static const int handled_signals[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP,
+				       SIGPIPE };
 #define NHANDLED (sizeof(handled_signals) / sizeof(handled_signals[0]))
 static struct sigaction saved_actions[NHANDLED];
 static sigset_t saved_mask;
@@ -114,8 +119,8 @@ void tracer_signals_init(void)
 		memset(&sa, 0, sizeof(sa));
 		sigemptyset(&sa.sa_mask);
 		/* No SA_RESTART: waitpid returns EINTR to the stop loop. */
-		sa.sa_handler = (sig == SIGTERM || sig == SIGHUP) ?
-				on_fatal_signal : on_interrupt;
+		sa.sa_handler = (sig == SIGTERM || sig == SIGHUP ||
+				 sig == SIGPIPE) ? on_fatal_signal : on_interrupt;
 		sigaction(sig, &sa, NULL);
 	}
 }

@@ -91,6 +91,21 @@ static size_t max_size(size_t a, size_t b)
 	return a > b ? a : b;
 }
 
+/*
+ * blocks * bs must be a file offset: refused as GNU dd does, instead of
+ * wrapping round to a small offset (copying from 0, truncating the
+ * output there).
+ */
+static int check_offset(struct workload_args *a, const char *key,
+			uint64_t blocks, uint64_t bs)
+{
+	if (blocks <= (uint64_t)INT64_MAX / bs)
+		return 0;
+	return wl_bad(a, key, "%llu blocks of %llu bytes is past the largest "
+		      "file offset", (unsigned long long)blocks,
+		      (unsigned long long)bs);
+}
+
 static int dd_parse(struct workload_args *a, int argc, char **argv)
 {
 	struct dd_args *d = &a->u.dd;
@@ -111,6 +126,12 @@ static int dd_parse(struct workload_args *a, int argc, char **argv)
 		d->size = DEFAULT_SIZE;
 	if (d->size)
 		d->count = d->size / d->bs + (d->size % d->bs != 0);
+	err = check_offset(a, "skip", d->skip, d->bs);
+	if (err < 0)
+		return err;
+	err = check_offset(a, "seek", d->seek, d->bs);
+	if (err < 0)
+		return err;
 	err = wl_check_readable(a, "if", d->in, to_open_flags(d->iflag));
 	if (err < 0)
 		return err;

@@ -82,6 +82,7 @@ int profile_load(struct profile *p, const char *path, struct load_error *e)
 	struct stat st;
 	char *text = NULL;
 	size_t len = 0;
+	size_t blanks = 0;
 	int c, err;
 	FILE *f;
 
@@ -93,7 +94,9 @@ int profile_load(struct profile *p, const char *path, struct load_error *e)
 		fclose(f);
 		return load_fail(e, 0, "%s", strerror(EISDIR));
 	}
-	while ((c = getc(f)) != EOF && c && strchr(" \t\r\n", c))
+	/* Bounded: past LOAD_JSON_MAX blanks, the text loader's bound. */
+	while ((c = getc(f)) != EOF && c && strchr(" \t\r\n", c) &&
+	       blanks++ < LOAD_JSON_MAX)
 		line += c == '\n';
 	if (c != '{') {
 		if (c != EOF)

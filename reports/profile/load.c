@@ -18,7 +18,12 @@
 #include "reports/profile/jload.h"
 
 #define MAX_ROWS 4096		/* distinct syscalls, with compat names */
-#define MAX_ARGS 65536
+/*
+ * The kernel takes at most 6 MiB of argv (a quarter of the stack limit,
+ * capped at 3/4 of 8 MiB), each argument its NUL and an 8-byte pointer:
+ * fewer than 700,000 arguments.  Memory stays bounded by LOAD_JSON_MAX.
+ */
+#define MAX_ARGS (1 << 20)
 #define MAX_ARG_LEN 131072	/* the kernel's MAX_ARG_STRLEN */
 #define MAX_DEPTH JLOAD_MAX_DEPTH
 
@@ -429,6 +434,8 @@ static int load_command(struct jload *j, struct profile *p, json_t *doc)
 		p->argv[i] = strdup(json_string_value(v));
 		if (!p->argv[i])
 			return jfail(j, "out of memory");
+		/* Untrusted: no ESC sequence of the file reaches a terminal. */
+		profile_clean_text(p->argv[i], true);
 		p->argc = (int)i + 1;
 		jload_pop(j);
 	}

@@ -67,7 +67,8 @@ int profile_set_command(struct profile *p, int argc, char *const argv[])
 			free_argv(p);
 			return -ENOMEM;
 		}
-		profile_clean_text(p->argv[i], false);
+		/* As a loaded one: a newline or ESC would reach a terminal. */
+		profile_clean_text(p->argv[i], true);
 	}
 	p->argc = argc;
 	return 0;

@@ -297,8 +297,9 @@ void profile_init(struct profile *p);
 void profile_release(struct profile *p);
 
 /*
- * Copies argv as the run's command line, bytes that are not UTF-8 made
- * '?' (JSON strings are UTF-8).  0 or -ENOMEM.
+ * Copies argv as the run's command line, bytes that are not UTF-8 and
+ * controls made '?' (JSON strings are UTF-8; the command is printed to
+ * terminals, as a loaded one is).  0 or -ENOMEM.
  */
 int profile_set_command(struct profile *p, int argc, char *const argv[]);
 /* Bytes that are not UTF-8, and controls if asked, become '?' (utf8.c). */
@@ -489,6 +490,11 @@ uint64_t profile_row_percentile(const struct profile_row *r, double q);
  */
 /* Largest JSON profile read: real ones are a few hundred KiB at most. */
 #define LOAD_JSON_MAX (16u << 20)
+/*
+ * Largest text read as an strace log (the table may end a long trace):
+ * an endless input (/dev/zero, a pipe) is refused, never read for ever.
+ */
+#define LOAD_TEXT_MAX (256u << 20)
 /* Longest line of an strace table; longer lines of a log are skipped. */
 #define LOAD_LINE_MAX 4096
 

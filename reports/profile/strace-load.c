@@ -417,14 +417,22 @@ static int on_line(struct sload *s, char *line, size_t len, bool too_long)
 	}
 }
 
-/* One line without its '\n'; the rest of a line past size is dropped. */
-static long read_line(FILE *f, char *buf, size_t size, bool *too_long)
+/*
+ * One line without its '\n'; the rest of a line past size is dropped.
+ * *left is what may still be read of the file: past it, -2.
+ */
+static long read_line(FILE *f, char *buf, size_t size, bool *too_long,
+		      size_t *left)
 {
 	size_t n = 0;
 	int c;
 
 	*too_long = false;
-	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (!(*left)--)
+			return -2;
+		if (c == '\n')
+			break;
 		if (n + 1 < size)
 			buf[n++] = (char)c;
 		else
@@ -439,14 +447,18 @@ static long read_line(FILE *f, char *buf, size_t size, bool *too_long)
 static int read_tables(struct sload *s, FILE *f)
 {
 	char buf[LOAD_LINE_MAX + 1];
+	size_t left = LOAD_TEXT_MAX;
 	bool too_long;
 	long len;
 
-	while ((len = read_line(f, buf, sizeof(buf), &too_long)) >= 0) {
+	while ((len = read_line(f, buf, sizeof(buf), &too_long, &left)) >= 0) {
 		s->line++;
 		if (on_line(s, buf, (size_t)len, too_long) < 0)
 			return -1;
 	}
+	if (len == -2)
+		return load_fail(s->e, s->line + 1, "larger than %u MiB: not "
+				 "an strace log", LOAD_TEXT_MAX >> 20);
 	if (ferror(f))
 		return load_fail(s->e, s->line, "read error");
 	if (s->state == ROWS || s->state == TOTAL)
