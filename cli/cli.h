@@ -68,14 +68,15 @@ void usage_error(const char *fmt, ...)
 int parse_format(const char *s);
 
 /*
- * Files the user keeps are written atomically: to a temporary file in the
- * same directory, renamed over the target only once complete.  Opened
+ * Files the user keeps are written atomically: to an unnamed file in the
+ * same directory, named (over the target) only once complete.  Opened
  * before anything runs, so an unwritable path fails first.
  */
 struct outfile {
 	char *path;		/* the target */
-	char *tmp;		/* the temporary file being written */
+	char *tmp;		/* a named temporary file, when there is one */
 	FILE *f;
+	int unnamed;		/* f is an O_TMPFILE file, linked at commit */
 };
 int outfile_open(struct outfile *out, const char *path);
 int outfile_commit(struct outfile *out);	/* 0, or -1 with a message */

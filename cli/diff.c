@@ -68,7 +68,7 @@ static int check_fail_if(const struct fail_if *f, const struct diff *d,
 static int render(const struct cli_opts *o, const struct diff *d,
 		  const struct fail_if *f, const int *results)
 {
-	struct outfile out = { NULL, NULL, NULL };
+	struct outfile out = { 0 };
 	FILE *fp = stdout;
 	int err;
 

@@ -102,6 +102,8 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 	t->entry_ns = now;
 	if (l->pin.active)
 		pin_at_entry(&l->pin, t->tid, arch, (int)nr);
+	if (act & ACT_CLONE)
+		clone_keep_traced(t->tid, arch, (int)nr, args);
 	if (act & ACT_COUNT)
 		emit(l, t, 0, EVF_COUNT_ONLY, now);
 	if (act & ACT_TRACK_ENTRY)

@@ -94,6 +94,8 @@ static void fill_plan(struct plan *pl, const struct tracer_opts *opts)
 	}
 	for (p = 0; data && p < syscall_npers; p++)
 		fd_mark_tracked(pl->act[p], p);
+	for (p = 0; opts->follow && p < syscall_npers; p++)
+		clone_mark(pl->act[p], p);
 }
 
 static bool kernel_at_least(int major, int minor)

@@ -73,6 +73,10 @@ enum {
 	SF_SETAFFINITY = 1 << 2, /* the program's own mask ends pinning */
 	SF_WAITS = 1 << 3,	/* waits for another process or an event: its
 				   time is not the program's own work */
+	SF_CLONE_FLAGS = 1 << 4, /* arg 0 is clone flags: CLONE_UNTRACED is
+				   cleared at entry (clone.c) */
+	SF_CLONE_ARGS = 1 << 5,	/* arg 0 points at struct clone_args, whose
+				   flags are cleared alike (clone3) */
 };
 
 /* Argument n in size, fd and fd2; 0 is "none". */

@@ -99,8 +99,9 @@ const struct syscall_fact syscall_facts[] = {
 	FLAG("clock_nanosleep_time64", 0, SF_WAITS),
 	ROW("clock_settime", TCL),
 	ROW("clock_settime64", TCL),
-	FDS("clone", TP, FX_CHILD),
-	FDS("clone3", TP, FX_CHILD),
+	/* A new task, and flags where CLONE_UNTRACED is cleared (clone.c). */
+	{ "clone", TP, 0, 0, 0, FX_CHILD, SF_CLONE_FLAGS },
+	{ "clone3", TP, 0, 0, 0, FX_CHILD, SF_CLONE_ARGS },
 	FDS("close", TD, FX_ARG0),
 	FDS("close_range", 0, FX_RANGE),
 	ROW("connect", TN),

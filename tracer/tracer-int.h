@@ -38,6 +38,8 @@ enum {
 				   goes out as a hidden event (fds.c) */
 	ACT_TRACK_ENTRY = 16,	/* the same, seen at entry (one stop): what
 				   it frees is known from its arguments */
+	ACT_CLONE = 32,		/* seen at entry: CLONE_UNTRACED is cleared
+				   so the child is followed (clone.c) */
 };
 
 /*
@@ -79,6 +81,19 @@ void fd_mark_tracked(uint8_t *actions, int pers);
  * inherit a filter nobody answers).
  */
 const char *tracer_seccomp_unusable(const struct tracer_opts *opts);
+
+/*
+ * Marks ACT_CLONE on clone and clone3 (SF_CLONE_FLAGS, SF_CLONE_ARGS)
+ * when children are followed (clone.c).
+ */
+void clone_mark(uint8_t *actions, int pers);
+/*
+ * At the entry of an ACT_CLONE call: clears CLONE_UNTRACED in the call's
+ * flags, in the task's registers or memory, so that its child is traced
+ * like any other (one with the flag would inherit the filter untraced).
+ */
+void clone_keep_traced(pid_t tid, uint32_t arch, int nr,
+		       const uint64_t *args);
 
 /*
  * Same-CPU placement (pin.c): while the traced tree is one task, the

@@ -147,11 +147,15 @@ static void test_fd_facts(void)
 		bad += fact(p, "openat")->fx != FX_RET;
 		bad += fact(p, "execve")->fx != FX_EXEC;
 		bad += fact(p, "clone")->fx != FX_CHILD;
+		bad += fact(p, "clone")->flags != SF_CLONE_FLAGS;
+		bad += fact(p, "clone3") &&
+		       fact(p, "clone3")->flags != SF_CLONE_ARGS;
 		bad += fact(p, "exit_group")->flags != SF_NORETURN;
 		bad += fact(p, "sched_getaffinity")->flags != SF_GETAFFINITY;
 	}
-	is_int(bad, 0, "close, dup2, openat, execve, clone, exit_group, "
-	       "sched_getaffinity: the same facts in every personality");
+	is_int(bad, 0, "close, dup2, openat, execve, clone, clone3, "
+	       "exit_group, sched_getaffinity: the same facts in every "
+	       "personality");
 	ok((fact(I386, "waitpid")->flags & SF_WAITS) &&
 	   (fact(I386, "futex_time64")->flags & SF_WAITS) &&
 	   (fact(X32, "wait4")->flags & SF_WAITS) &&
@@ -230,6 +234,10 @@ static void test_plan(void)
 	       "i386 close tracked for the fd cache");
 	is_int(plan_action(&pl, i386, 242), ACT_FIXUP,
 	       "i386 sched_getaffinity fixed up for pinning");
+	is_int(plan_action(&pl, x86, 56), ACT_TRACK | ACT_CLONE,
+	       "clone seen at entry for CLONE_UNTRACED, exit for the fd cache");
+	is_int(plan_action(&pl, i386, 435) & ACT_CLONE, ACT_CLONE,
+	       "i386 clone3 seen at entry for CLONE_UNTRACED");
 	plan_release(&pl);
 	build(&pl, "all", true, false);
 	ok(plan_action(&pl, x86, 5000) == ACT_TIME &&
