@@ -29,6 +29,9 @@ struct cli_opts {
 	bool no_seccomp;		/* --no-seccomp */
 	const char *seccomp_why_not;	/* NULL: seccomp-bpf is used
 					   (set by trace_collect) */
+	pid_t *pids;			/* -p PID[,PID...]: attach */
+	size_t npids;
+	uint64_t duration_ns;		/* --duration SECS; 0: none */
 };
 
 struct cli_command {
@@ -43,6 +46,14 @@ int cmd_run(struct cli_opts *o, int argc, char **argv);
 int cmd_sweep(struct cli_opts *o, int argc, char **argv);
 int cmd_report(struct cli_opts *o, int argc, char **argv);
 int cmd_diff(struct cli_opts *o, int argc, char **argv);
+
+/*
+ * iotrace -p (attach.c): -p's and --duration's values, parsed into o (a
+ * usage error exits 2); the run over those pids, with its exit status.
+ */
+void attach_parse_pids(struct cli_opts *o, const char *arg);
+void attach_parse_duration(struct cli_opts *o, const char *arg);
+int cmd_attach(struct cli_opts *o);
 
 /*
  * Loads a saved profile (JSON or strace -c table) into p, initializing

@@ -51,6 +51,7 @@ static void print_help(void)
 	const char *const *cls;
 
 	printf("usage: iotrace [OPTIONS] [--] COMMAND [ARGS...]\n"
+	       "       iotrace [OPTIONS] -p PID[,PID...]\n"
 	       "       iotrace [OPTIONS] SUBCOMMAND [ARGS...]\n\n"
 	       "Runs COMMAND under ptrace, counts and times every syscall, and\n"
 	       "prints an strace -c compatible table tied to the wall clock.\n\n"
@@ -73,6 +74,9 @@ static void print_help(void)
 	       "                     instead of only where needed\n"
 	       "      --no-pin       do not keep iotrace and a lone tracee on\n"
 	       "                     one CPU\n"
+	       "  -p PID[,PID...]    attach to running processes (repeatable)\n"
+	       "                     until they exit, Ctrl-C or --duration\n"
+	       "      --duration SECS  with -p: detach after SECS seconds\n"
 	       "  -f                 follow children (the default)\n"
 	       "      --no-follow    trace only the first process\n"
 	       "  -c, -C, -w         accepted for strace habit: the summary is\n"
@@ -153,6 +157,7 @@ enum {
 	OPT_NO_FINDINGS,
 	OPT_HISTOGRAM,
 	OPT_BASELINE,
+	OPT_DURATION,
 };
 
 static const struct option long_options[] = {
@@ -170,6 +175,7 @@ static const struct option long_options[] = {
 	{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 	{ "no-findings", no_argument, NULL, OPT_NO_FINDINGS },
 	{ "histogram", no_argument, NULL, OPT_HISTOGRAM },
+	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -230,6 +236,12 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 		break;
 	case OPT_HISTOGRAM:
 		o->report.histogram = true;
+		break;
+	case 'p':
+		attach_parse_pids(o, optarg);
+		break;
+	case OPT_DURATION:
+		attach_parse_duration(o, optarg);
 		break;
 	case 'h':
 		print_help();
@@ -319,6 +331,21 @@ static void reserve_std_fds(void)
 	}
 }
 
+/* -p: nothing after the options, nothing that runs a command. */
+static int run_attach(struct cli_opts *o, int argc, char **argv)
+{
+	if (!o->npids)
+		usage_error("--duration applies to -p PID only");
+	if (optind < argc)
+		usage_error("-p attaches to running processes: no command "
+			    "to run, got '%s'", argv[optind]);
+	if (o->baseline || o->truth)
+		usage_error("--%s needs a command to run, not -p",
+			    o->truth ? "truth" : "baseline");
+	settle_options(o);
+	return cmd_attach(o);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli_opts o = { .engine = tracer_engines[0],
@@ -331,9 +358,11 @@ int main(int argc, char **argv)
 	refuse_setid();
 	reserve_std_fds();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ho:S:e:fcCwV", long_options,
+	while ((c = getopt_long(argc, argv, "+:ho:S:e:fcCwVp:", long_options,
 				NULL)) != -1)
 		parse_option(&o, c, argv);
+	if (o.npids || o.duration_ns)
+		return run_attach(&o, argc, argv);
 	if (optind >= argc)
 		usage_error("no command to trace");
 	settle_options(&o);

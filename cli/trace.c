@@ -202,6 +202,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	p->wall_ns = res.end_ns - res.start_ns;
 	p->stops = res.stops;
 	profile_set_exit(p, res.status, res.fatal_signal);
+	p->exit.detached = res.detached;
 	recalibrate(o, p, &calib, &res);
 	return 0;
 }

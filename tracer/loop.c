@@ -285,6 +285,13 @@ struct task *loop_add_task(struct loop *l, pid_t tid, pid_t tgid)
 	return t;
 }
 
+/* SIGTERM or SIGHUP to iotrace, or whatever ends the target's run. */
+static bool told_to_end(struct loop *l, uint64_t now)
+{
+	return tracer_fatal_signal ||
+	       (l->target->should_end && l->target->should_end(l, now));
+}
+
 int loop_run(struct loop *l)
 {
 	struct task *t;
@@ -296,7 +303,7 @@ int loop_run(struct loop *l)
 		tid = waitpid(-1, &status, __WALL);
 		err = errno;	/* before end() below makes calls of its own */
 		now = mono_ns();
-		if (tracer_fatal_signal && !l->ending) {
+		if (!l->ending && told_to_end(l, now)) {
 			l->ending = true;
 			l->target->end(l);
 		}
@@ -313,6 +320,7 @@ int loop_run(struct loop *l)
 		t = task_get(&l->tasks, tid);
 		if (!t)
 			return -ENOMEM;
+		l->status = status;
 		if (l->ending && l->target->end_task(l, t))
 			continue;
 		on_stop(l, t, status, now);

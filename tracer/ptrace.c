@@ -11,8 +11,7 @@
  * the target take hold of its first tasks, and hands them to the stop loop
  * (loop.c) until no traced task is left.  What the engine can trace is
  * the table below, one row per kind of target; each row is a file that
- * knows how to get hold of tasks and let go of them (spawn.c).  Attaching
- * to running processes (issue 11) would be attach.c and one row.
+ * knows how to get hold of tasks and let go of them (spawn.c, attach.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 static const struct ptrace_target *const ptrace_targets[TARGET_NKINDS] = {
 	[TARGET_COMMAND] = &spawn_target,
 	[TARGET_FUNCTION] = &spawn_target,
+	[TARGET_PIDS] = &attach_target,
 };
 
 static const struct ptrace_target *target_of(const struct tracer_target *t)
@@ -127,6 +127,8 @@ int ptrace_run_target(const struct ptrace_target *pt,
 	res->start_ns = mono_ns();
 	err = loop_run(&l);
 	res->end_ns = mono_ns();
+	if (pt->finish)
+		pt->finish(&l);
 	children_cpu(&after);
 	if (pt->from_birth)
 		cpu_delta(res, &before, &after);

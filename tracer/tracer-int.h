@@ -164,6 +164,7 @@ struct loop {
 	struct task_table tasks;
 	pid_t leader;		/* the first process: its status is the run's */
 	bool ending;		/* told to stop: target->end() ran */
+	int status;		/* wait status of the stop being handled */
 };
 
 /*
@@ -199,9 +200,18 @@ struct ptrace_target {
 	 * and the loop must not resume it.
 	 */
 	bool (*end_task)(struct loop *l, struct task *t);
+	/*
+	 * Optional: whether the run must end now (besides SIGTERM and
+	 * SIGHUP), checked at every wake-up of the loop; true makes the
+	 * loop call end().  now is CLOCK_MONOTONIC.
+	 */
+	bool (*should_end)(struct loop *l, uint64_t now);
+	/* Optional: undoes what start() set up, once the loop is over. */
+	void (*finish)(struct loop *l);
 };
 
 extern const struct ptrace_target spawn_target;
+extern const struct ptrace_target attach_target;
 
 /*
  * The ptrace engine's run() over target, whose tasks pt takes hold of:

@@ -88,8 +88,7 @@ enum tracer_target_kind {
 	TARGET_COMMAND,		/* a command started for the run */
 	TARGET_FUNCTION,	/* a function run in a child started for the
 				   run: a built-in workload, calibration */
-	TARGET_PIDS,		/* processes already running (attach): no
-				   engine serves it yet, probe() says so */
+	TARGET_PIDS,		/* processes already running (attach) */
 	TARGET_NKINDS,
 };
 
@@ -99,9 +98,12 @@ struct tracer_target {
 		char **argv;		/* COMMAND: argv[0] is the path to
 					   run, as tracer_resolve() gives */
 		struct tracer_child child;	/* FUNCTION */
-		struct {
+		struct tracer_pids {
 			const pid_t *pids;	/* PIDS: process ids */
 			size_t npids;
+			uint64_t duration_ns;	/* let go after it; 0:
+						   when they exit or on a
+						   signal to iotrace */
 		} attach;
 	};
 };
@@ -112,6 +114,8 @@ struct tracer_result {
 	int fatal_signal;	/* SIGTERM/SIGHUP that made iotrace kill it */
 	uint64_t start_ns;	/* CLOCK_MONOTONIC when the child was released */
 	uint64_t end_ns;	/* CLOCK_MONOTONIC when the last task was gone */
+	bool detached;		/* attached processes were let go of,
+				   still running (PIDS targets) */
 	uint64_t stops;		/* ptrace stops handled */
 	uint64_t tasks;		/* tasks (processes, threads) it created */
 	uint64_t busy_ns;	/* the tracer's own work at the stops, from

@@ -186,6 +186,11 @@ static json_t *exit_object(const struct profile_exit *e)
 	err |= set(o, "signal", json_integer(e->signal));
 	err |= set(o, "core", json_boolean(e->core));
 	err |= set(o, "fatal_signal", json_integer(e->fatal_signal));
+	/* Only for iotrace -p: other files stay as they were. */
+	if (e->attached) {
+		err |= set(o, "attached", json_true());
+		err |= set(o, "detached", json_boolean(e->detached));
+	}
 	if (err) {
 		json_decref(o);
 		return NULL;

@@ -466,6 +466,12 @@ static int load_exit(struct jload *j, struct profile *p, json_t *doc)
 	    jload_bool(j, o, "core", &e->core) < 0 ||
 	    get_int(j, o, "fatal_signal", &e->fatal_signal, 64) < 0)
 		return -1;
+	/* Added within iotrace/1: optional. */
+	if ((json_object_get(o, "attached") &&
+	     jload_bool(j, o, "attached", &e->attached) < 0) ||
+	    (json_object_get(o, "detached") &&
+	     jload_bool(j, o, "detached", &e->detached) < 0))
+		return -1;
 	jload_pop(j);
 	return 0;
 }

@@ -232,6 +232,9 @@ struct profile_exit {
 	int signal;		/* killed by this signal, or 0 */
 	bool core;		/* dumped core */
 	int fatal_signal;	/* iotrace got SIGTERM/SIGHUP and killed it */
+	bool attached;		/* running processes attached to (-p) */
+	bool detached;		/* attached: let go of, still running;
+				   else they exited */
 };
 
 /*

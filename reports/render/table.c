@@ -191,9 +191,17 @@ void table_render_header(FILE *f, const struct profile *p,
 		return;
 	}
 	fputs("iotrace: ", f);
-	print_ending(f, p);
-	fprintf(f, " after %.3f s wall; %llu syscalls", wall,
-		(unsigned long long)t.calls);
+	if (p->exit.attached) {
+		/* iotrace -p: argv is "-p" and the pids. */
+		fprintf(f, "attached for %.3f s to pid %s, %s", wall,
+			p->argc > 1 ? p->argv[1] : "?",
+			p->exit.detached ? "then detached (still running)" :
+					   "until it exited");
+	} else {
+		print_ending(f, p);
+		fprintf(f, " after %.3f s wall", wall);
+	}
+	fprintf(f, "; %llu syscalls", (unsigned long long)t.calls);
 	if (!t.timed && t.calls) {
 		fputs(", counted only (not timed)\n", f);
 		print_timing(f, p, o);

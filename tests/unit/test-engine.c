@@ -131,6 +131,7 @@ static void test_probe(const struct tracer_engine *e)
 {
 	struct tracer_opts o = { .follow = false, .seccomp = true };
 	struct tracer_target pids = { .kind = TARGET_PIDS };
+	pid_t self = getpid();
 	const char *why;
 
 	why = e->probe(&o, &function_target);
@@ -141,10 +142,16 @@ static void test_probe(const struct tracer_engine *e)
 	o.follow = true;
 	ok(!e->probe(&o, &function_target), "follow on without seccomp: ok");
 	why = e->probe(&o, &pids);
-	ok(why && *why, "running processes: refused, saying why (%s)", why);
+	ok(why && *why, "no pids to attach to: refused (%s)", why);
+	pids.attach.pids = &self;
+	pids.attach.npids = 1;
+	why = e->probe(&o, &pids);
+	ok(why && strstr(why, "iotrace itself"),
+	   "attaching to itself: refused, naming the pid (%s)", why);
 	o.seccomp = true;
-	ok(e->probe(&o, &pids) != NULL,
-	   "running processes with seccomp: refused");
+	why = e->probe(&o, &pids);
+	ok(why && strstr(why, "seccomp"),
+	   "running processes with seccomp: refused (%s)", why);
 }
 
 /* The three tasks other than the first process, by what they were. */
