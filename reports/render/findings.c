@@ -546,6 +546,8 @@ static int tracing_dominates(FILE *f, const struct profile *p,
 		e.resolved ? "is only an estimate" :
 		"cannot be read from it", p->baseline.runs ?
 		"go by the untraced runs of --baseline above" :
+		p->exit.attached ? "tracing a run started by iotrace "
+		"with --baseline would measure it" :
 		"`--baseline` measures the untraced run");
 	return 1;
 }

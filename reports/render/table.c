@@ -120,10 +120,11 @@ static void print_untraced(FILE *f, const struct profile *p)
 	secs(d, sizeof(d), e.added_ns);
 	fmt_thousands(stops, sizeof(stops), p->stops);
 	if (!e.resolved) {
+		/* An attached process cannot be run again untraced. */
 		fprintf(f, "iotrace: untraced, this run would take between %s "
 			"and %s: tracing added ~%s (%s stops), too much to "
-			"resolve the program's own time; --baseline measures "
-			"it\n", b, c, d, stops);
+			"resolve the program's own time%s\n", b, c, d, stops,
+			p->exit.attached ? "" : "; --baseline measures it");
 		return;
 	}
 	fprintf(f, "iotrace: untraced, this run would take ~%s (%s to %s): "
