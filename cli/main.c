@@ -15,7 +15,9 @@
 
 static const struct cli_command commands[] = {
 	{ "run", cmd_run, "run a built-in workload traced (run --list)" },
-	{ "sweep", cmd_sweep, "trace a command once per value of a key" },
+	{ "sweep", cmd_sweep, "run a command untraced (--repeat N, default 3) "
+	  "and once traced\n             per value of a key; --svg FILE, "
+	  "--save-dir DIR, --show-output" },
 	{ "report", cmd_report, "print a saved run (JSON, strace -c) again" },
 	{ "diff", cmd_diff, "compare two saved runs: BASE NEW" },
 	{ NULL, NULL, NULL },
