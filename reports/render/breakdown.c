@@ -101,6 +101,16 @@ static void print_rest(FILE *f, const struct profile_sub **v, size_t from,
 		(unsigned long long)calls);
 }
 
+const struct profile_sub **breakdown_subs(const struct profile_breakdown *b)
+{
+	const struct profile_sub **v = malloc(b->nsubs * sizeof(*v));
+	size_t i;
+
+	for (i = 0; v && i < b->nsubs; i++)
+		v[i] = &b->subs[i];
+	return v;
+}
+
 int breakdown_render_one(FILE *f, const struct profile *p,
 			 const struct profile_breakdown *b,
 			 const struct report_opts *o)
@@ -112,11 +122,9 @@ int breakdown_render_one(FILE *f, const struct profile *p,
 
 	if (!n)
 		return 0;
-	v = malloc(n * sizeof(*v));
+	v = breakdown_subs(b);
 	if (!v)
 		return -1;
-	for (i = 0; i < n; i++)
-		v[i] = &b->subs[i];
 	qsort_r(v, n, sizeof(*v), cmp_sub, &c);
 	fprintf(f, "\n%-*s %9s %9s %11s %12s  %s\n", namew, "syscall",
 		"calls", "errors", "seconds", "bytes", b->dim->name);

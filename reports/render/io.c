@@ -90,11 +90,9 @@ int io_render(FILE *f, const struct profile *p, const struct report_opts *o)
 
 	if (!n)
 		return 0;
-	v = malloc(n * sizeof(*v));
+	v = breakdown_subs(b);
 	if (!v)
 		return -1;
-	for (i = 0; i < n; i++)
-		v[i] = &b->subs[i];
 	qsort(v, n, sizeof(*v), cmp_io);
 	fprintf(f, "\n%-*s %9s %12s %9s %7s %14s  %s\n", namew, "I/O", "calls",
 		"bytes", "avg size", "short", "MB/s in call", "file");

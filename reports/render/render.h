@@ -87,6 +87,8 @@ int csv_breakdown_render(FILE *f, const struct profile *p,
 /* Renders in o->format. */
 int report_render(FILE *f, const struct profile *p, const struct report_opts *o);
 
+/* Pointers to b's sub-rows, in order, for a renderer to sort; free(). */
+const struct profile_sub **breakdown_subs(const struct profile_breakdown *b);
 /* Width of the syscall column of a breakdown section: w at least. */
 int breakdown_name_width(const struct profile *p,
 			 const struct profile_breakdown *b, size_t w);
