@@ -13,7 +13,7 @@ PKG_CONFIG ?= pkg-config
 PROVE ?= prove
 VERSION := 0.1.0
 
-PKGS := libseccomp jansson
+PKGS := libseccomp jansson libunwind-generic
 
 # Flags from pkg-config live in build/config.mk, made by scripts/configure
 # (which installs what is missing first).  Make re-reads the file once it
@@ -89,7 +89,7 @@ build/gen/systab.h: build/gen-systab
 
 build/tracer/syscalls.o: build/gen/systab.h
 
-build/config.mk: scripts/configure
+build/config.mk: scripts/configure Makefile
 	@mkdir -p build
 	$(Q)PKG_CONFIG='$(PKG_CONFIG)' CC='$(CC)' sh scripts/configure $(PKGS) > $@.tmp && mv $@.tmp $@
 

@@ -14,6 +14,8 @@
 #include <time.h>
 #include "tracer/tracer.h"
 
+struct unwinder;
+
 /* SIGTERM or SIGHUP received by iotrace while tracing; 0 if none. */
 extern volatile sig_atomic_t tracer_fatal_signal;
 /*
@@ -40,6 +42,9 @@ enum {
 				   it frees is known from its arguments */
 	ACT_CLONE = 32,		/* seen at entry: CLONE_UNTRACED is cleared
 				   so the child is followed (clone.c) */
+	ACT_MAPS = 64,		/* -k, seen at entry: may map code, so the
+				   process's map cache is read again
+				   (unwind.c) */
 };
 
 /*
@@ -123,6 +128,7 @@ struct task {
 	uint64_t args[6];
 	uint64_t entry_ns;
 	pid_t tgid;		/* thread group; 0 until known (loop.c) */
+	uint32_t stack_id;	/* -k: the current call's stack, or NONE */
 };
 
 struct task_table {
@@ -162,6 +168,7 @@ struct loop {
 	struct plan plan;
 	struct pin pin;
 	struct task_table tasks;
+	struct unwinder *unwind;	/* -k (unwind.h); NULL: none */
 	pid_t leader;		/* the first process: its status is the run's */
 	bool ending;		/* told to stop: target->end() ran */
 	int status;		/* wait status of the stop being handled */
