@@ -24,6 +24,10 @@ struct report_opts {
 	bool raw_time;			/* --raw-time: uncorrected times */
 	bool findings;			/* print the findings section */
 	bool histogram;			/* print latency histograms */
+	unsigned top_sites;		/* --top-sites K: call sites shown
+					   per syscall; 0: 3 */
+	bool folded_time;		/* --folded-weight=time: folded
+					   stacks weighted by ns, not calls */
 };
 
 /*
@@ -94,6 +98,17 @@ int breakdown_name_width(const struct profile *p,
 			 const struct profile_breakdown *b, size_t w);
 /* The I/O table under the syscall table (io.c): the file dimension's. */
 int io_render(FILE *f, const struct profile *p, const struct report_opts *o);
+/* The Call sites section (callsites.c): the call-site dimension's. */
+int callsites_render(FILE *f, const struct profile *p,
+		     const struct report_opts *o);
+/*
+ * Folded stacks (folded.c), one line per (call site, syscall):
+ * "root;...;leaf;syscall N", N the calls (o->folded_time: nanoseconds),
+ * as flamegraph.pl, inferno and speedscope read them.  Nothing without
+ * call sites.
+ */
+int folded_render(FILE *f, const struct profile *p,
+		  const struct report_opts *o);
 /* A section per dimension under the syscall table (breakdown.c). */
 int breakdown_render(FILE *f, const struct profile *p,
 		     const struct report_opts *o);
