@@ -171,3 +171,12 @@ fuzz: build/fuzz/fuzz-json build/fuzz/fuzz-strace
 	done
 
 .PHONY: fuzz
+
+# -k's tracee also linked statically and stripped (tests/t0900-callsites.sh).
+CALLSITES_BINS := build/helpers/callsites-static build/helpers/callsites-stripped
+check: $(CALLSITES_BINS)
+build/helpers/callsites-static: tests/helpers/callsites.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -O1 -g -static -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
+build/helpers/callsites-stripped: build/helpers/callsites
+	$(Q)strip -o $@ $<

@@ -106,20 +106,26 @@ static void callsite_other(void *key)
 	((struct profile_callsite *)key)->flags = PCS_OTHER;
 }
 
-/* "f+0x1a" or "libc.so.6+0x2840" for a stripped object, into buf. */
-static int frame_text(char *buf, size_t size, const struct profile_frame *f)
+/*
+ * "f" (with offsets, "f+0x1a") or "libc.so.6+0x2840" for a stripped
+ * object, into buf.
+ */
+static int frame_text(char *buf, size_t size, const struct profile_frame *f,
+		      bool offsets)
 {
+	if (f->function && offsets)
+		return snprintf(buf, size, "%s+0x%x", f->function, f->offset);
 	if (f->function)
 		return snprintf(buf, size, "%s", f->function);
 	if (f->object[0])
 		return snprintf(buf, size, "%s+0x%x",
 				profile_object_name(f->object), f->offset);
-	return snprintf(buf, size, "0x%x", f->offset);
+	return snprintf(buf, size, "[unknown]");	/* nothing mapped there */
 }
 
 size_t profile_callsite_text(char *buf, size_t size,
 			     const struct profile_callsite *c, unsigned from,
-			     unsigned to)
+			     unsigned to, bool offsets)
 {
 	struct profile_frame f, next;
 	size_t n = 0;
@@ -131,7 +137,8 @@ size_t profile_callsite_text(char *buf, size_t size,
 		if (i > from)
 			n += (size_t)snprintf(buf + n, size - n, " <- ");
 		if (n < size)
-			n += (size_t)frame_text(buf + n, size - n, &f);
+			n += (size_t)frame_text(buf + n, size - n, &f,
+						offsets);
 		next = i + 1 < to && i + 1 < c->nframes ?
 		       profile_callsite_frame(c, i + 1) : f;
 		/* A run of frames in one object names it once, after. */
@@ -143,7 +150,10 @@ size_t profile_callsite_text(char *buf, size_t size,
 	return n < size ? n : size - 1;
 }
 
-/* The stack from its first frame, LABEL_FRAMES of it at most. */
+/*
+ * The stack from its first frame, LABEL_FRAMES of it at most, with
+ * offsets: two keys are never labelled the same (diff, csv-breakdown).
+ */
 static void callsite_label(char *buf, size_t size, const void *key)
 {
 	const struct profile_callsite *c = key;
@@ -153,7 +163,7 @@ static void callsite_label(char *buf, size_t size, const void *key)
 		snprintf(buf, size, "%s", OTHER_SITES);
 		return;
 	}
-	n = profile_callsite_text(buf, size, c, 0, LABEL_FRAMES);
+	n = profile_callsite_text(buf, size, c, 0, LABEL_FRAMES, true);
 	if (n + 1 < size && (c->nframes > LABEL_FRAMES || c->flags & PCS_CUT))
 		n += (size_t)snprintf(buf + n, size - n, " <- ...");
 	if (n + 1 < size && c->flags & PCS_TRUNCATED)

@@ -530,11 +530,12 @@ struct profile_frame profile_callsite_frame(const struct profile_callsite *c,
 /*
  * Frames from..to-1 as reports print them, "f <- g (app) <- h (libx.so)"
  * (a run of frames in one object names it once; a frame without a
- * function is "libx.so+0x1a2b"), into buf; its length.
+ * function is "libx.so+0x1a2b"; offsets: "f+0x1a"), into buf; its
+ * length.
  */
 size_t profile_callsite_text(char *buf, size_t size,
 			     const struct profile_callsite *c, unsigned from,
-			     unsigned to);
+			     unsigned to, bool offsets);
 /* The object's file name ("libc.so.6"), from its path. */
 const char *profile_object_name(const char *path);
 /*

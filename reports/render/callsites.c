@@ -29,7 +29,7 @@ static uint64_t sub_time(const struct profile_sub *s,
 /* Call sites of one syscall that print the same, summed. */
 struct site {
 	const struct profile_callsite *c;	/* the first of them */
-	unsigned from;				/* its first frame shown */
+	unsigned from, to;			/* its frames shown */
 	uint64_t calls, time_ns;
 };
 
@@ -55,7 +55,10 @@ static bool same_frame(const struct profile_frame *a,
 	       a->offset == b->offset;
 }
 
-/* The first frame past the object the call was made in, if any. */
+/*
+ * The first frame past the object the call was made in, if any (a
+ * frame where nothing is mapped, past a corrupt one, does not count).
+ */
 static unsigned first_shown(const struct profile_callsite *c)
 {
 	struct profile_frame leaf, f;
@@ -66,6 +69,8 @@ static unsigned first_shown(const struct profile_callsite *c)
 	leaf = profile_callsite_frame(c, 0);
 	for (i = 1; i < c->nframes; i++) {
 		f = profile_callsite_frame(c, i);
+		if (!f.object[0])
+			break;
 		if (strcmp(f.object, leaf.object))
 			return i;
 	}
@@ -79,13 +84,13 @@ static struct profile_frame outer(const struct profile_callsite *c,
 	return profile_callsite_frame(c, c->nframes - 1u - k);
 }
 
-/* Whether a and b print the same from their first frames shown. */
+/* Whether a and b print the same frames. */
 static bool same_site(const struct site *a, const struct site *b)
 {
 	struct profile_frame x, y;
-	unsigned i, n = a->c->nframes - a->from;
+	unsigned i, n = a->to - a->from;
 
-	if (n != b->c->nframes - b->from ||
+	if (n != b->to - b->from ||
 	    (a->c->flags & ~PCS_CUT) != (b->c->flags & ~PCS_CUT))
 		return false;
 	for (i = 0; i < n; i++) {
@@ -114,47 +119,58 @@ static unsigned shared_root(const struct profile_callsite *a,
 }
 
 /*
- * Outermost frames to leave out: those the n sites shown share; for a
- * lone site, those it shares with every other stack of the profile
- * that starts where it starts (_start, __libc_start_main, main...).
+ * Outermost frames to leave out of site s: those it shares with every
+ * other stack of the profile that starts where it starts (_start,
+ * __libc_start_main, main, or a thread's start_thread...).  What is left
+ * tells the stacks apart.
  */
 static unsigned common_root(const struct profile_breakdown *b,
-			    const struct site *v, size_t n)
+			    const struct profile_callsite *s)
 {
 	unsigned root = UINT16_MAX, k;
 	const struct profile_callsite *c;
 	size_t i;
 
-	for (i = 1; i < n; i++) {
-		k = shared_root(v[0].c, v[i].c);
-		root = k < root ? k : root;
-	}
-	for (i = 0; n == 1 && i < b->nkeys; i++) {
+	for (i = 0; i < b->nkeys; i++) {
 		c = profile_key(b, (uint32_t)i);
-		k = shared_root(v[0].c, c);
-		if (c != v[0].c && k && !(c->flags & PCS_OTHER))
-			root = k < root ? k : root;
+		if (c == s || c->flags & PCS_OTHER)
+			continue;
+		k = shared_root(s, c);
+		if (k && k < root)
+			root = k;
 	}
 	return root == UINT16_MAX ? 0 : root;
 }
 
-static void print_frames(FILE *f, const struct site *s, unsigned root)
+/* The frames of c shown: from the first past the call's own object to
+   the last before the shared root, FRAMES_SHOWN at most. */
+static void shown(const struct profile_breakdown *b, struct site *s)
+{
+	const struct profile_callsite *c = s->c;
+	unsigned root = common_root(b, c);
+
+	s->from = first_shown(c);
+	s->to = root < c->nframes ? c->nframes - root : 0;
+	if (s->to <= s->from)
+		s->to = s->from + 1 < c->nframes ? s->from + 1 : c->nframes;
+	if (s->to - s->from > FRAMES_SHOWN)
+		s->to = s->from + FRAMES_SHOWN;
+}
+
+static void print_frames(FILE *f, const struct site *s)
 {
 	const struct profile_callsite *c = s->c;
 	char text[PROFILE_LABEL_MAX];
-	unsigned from = s->from, to = c->nframes - root;
 
 	if (c->flags & PCS_OTHER) {
 		fputs("(other call sites)\n", f);
 		return;
 	}
-	if (root >= c->nframes || to <= from)
-		to = from + 1 < c->nframes ? from + 1 : c->nframes;
-	if (to - from > FRAMES_SHOWN)
-		to = from + FRAMES_SHOWN;
-	profile_callsite_text(text, sizeof(text), c, from, to);
+	profile_callsite_text(text, sizeof(text), c, s->from, s->to, false);
 	fprintf(f, "%s%s%s\n", c->nframes ? text : "(no frames)",
-		to < c->nframes - root || c->flags & PCS_CUT ? " <- ..." : "",
+		s->to < c->nframes && (c->flags & PCS_CUT ||
+				       s->to - s->from == FRAMES_SHOWN) ?
+		" <- ..." : "",
 		c->flags & PCS_TRUNCATED ? " [truncated]" : "");
 }
 
@@ -168,7 +184,7 @@ static size_t merge_sites(const struct profile_breakdown *b,
 
 	for (i = 0; i < n; i++) {
 		one.c = profile_key(b, v[i]->key);
-		one.from = first_shown(one.c);
+		shown(b, &one);
 		one.calls = v[i]->calls;
 		one.time_ns = sub_time(v[i], o);
 		for (j = 0; j < m && !same_site(&sites[j], &one); j++)
@@ -194,7 +210,6 @@ static void print_syscall(FILE *f, const struct profile *p,
 	uint64_t scale = p->stack_sample > 1 ? p->stack_sample : 1, rest = 0;
 	size_t i, k = o->top_sites ? o->top_sites : TOP_SITES;
 	char name[PROFILE_ROW_LABEL_MAX], calls[32];
-	unsigned root;
 
 	n = merge_sites(b, v, n, sites, o);
 	fprintf(f, "%s  %s calls, %.6f s", profile_row_label(r, name,
@@ -205,7 +220,6 @@ static void print_syscall(FILE *f, const struct profile *p,
 		fprintf(f, " (stacks of 1 call in %llu, scaled: ~)",
 			(unsigned long long)scale);
 	fputc('\n', f);
-	root = common_root(b, sites, n < k ? n : k);
 	for (i = 0; i < n && i < k; i++) {
 		fprintf(f, "  %5.1f%% %s%10s calls  %.6f s  ",
 			r->calls ? 100.0 * (double)(sites[i].calls * scale) /
@@ -214,7 +228,7 @@ static void print_syscall(FILE *f, const struct profile *p,
 			fmt_thousands(calls, sizeof(calls),
 				      sites[i].calls * scale),
 			(double)sites[i].time_ns * (double)scale / 1e9);
-		print_frames(f, &sites[i], root);
+		print_frames(f, &sites[i]);
 	}
 	for (; i < n; i++)
 		rest += sites[i].calls * scale;

@@ -5,11 +5,14 @@
  * (put_shared) from two callers (30 from report_a, 12 from report_b),
  * and 5 reads from load_input.  Each function is noinline, so its frame
  * is on the stack.  Arguments: "threads" runs the writes in a thread;
- * "exec" re-executes itself first (the counts are the new image's).
+ * "exec" re-executes itself first (the counts are the new image's);
+ * "corrupt" makes one more write with its stack pointer on garbage,
+ * a frame no unwinder can get past (x86_64 only).
  */
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -61,6 +64,29 @@ NOINLINE static void load_input(void)
 	close(fd);
 }
 
+/* One write(1 byte) made with rsp pointing into a buffer of garbage. */
+NOINLINE static void corrupt_write(void)
+{
+#if defined(__x86_64__)
+	static unsigned long junk[64];
+	long ret;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		junk[i] = 0xdeadbeef0000ul + (unsigned long)i;
+	__asm__ volatile("mov %%rsp, %%r12\n\t"
+			 "lea %[top], %%rsp\n\t"
+			 "syscall\n\t"
+			 "mov %%r12, %%rsp"
+			 : "=a"(ret)
+			 : "a"((long)SYS_write), "D"((long)out_fd), "S"("c"),
+			   "d"(1L), [top] "m"(junk[32])
+			 : "rcx", "r11", "r12", "memory");
+	if (ret != 1)
+		_exit(1);
+#endif
+}
+
 static void *work(void *arg)
 {
 	int i;
@@ -90,6 +116,8 @@ int main(int argc, char **argv)
 	out_fd = open("/dev/null", O_WRONLY);
 	if (out_fd < 0)
 		return 1;
+	if (argc > 1 && !strcmp(argv[1], "corrupt"))
+		corrupt_write();
 	if (argc > 1 && !strcmp(argv[1], "threads")) {
 		if (pthread_create(&t, NULL, work, NULL) ||
 		    pthread_join(t, NULL))
