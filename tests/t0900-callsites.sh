@@ -107,6 +107,21 @@ test_expect_success PTRACE 'a saved run: report prints the sites, diff compares'
 	grep -q "callsite corrupt_write+0x[0-9a-f]* (callsites) <- \[unknown\] \[truncated\] (only NEW)" d
 '
 
+test_expect_success PTRACE '--stack-sample: 1 call in N, counts scaled' '
+	"$IOTRACE" -k --stack-sample 10 -e trace=write -o report \
+		-- "$HELPERS/callsites" &&
+	grep -q "^write  349 calls, [0-9.]* s (stacks of 1 call in 10, scaled: ~)$" \
+		report &&
+	grep -q "^   86\.0% ~       300 calls .*  emit_byte (callsites)$" report
+'
+
+test_expect_success PTRACE 'the tiny-writes finding names the call site' '
+	"$IOTRACE" -k -o report -- dd if=/dev/zero of=/dev/null bs=1 \
+		count=3000 2>/dev/null &&
+	grep -q "^- write: 3,003 calls averaging 1 byte.*, 99\.9% from dd+0x[0-9a-f]* <- .*(dd)" \
+		report
+'
+
 test_expect_success PTRACE 'without -k: no section, no call sites saved' '
 	"$IOTRACE" -e trace=write --save c.json -o report \
 		-- "$HELPERS/callsites" &&

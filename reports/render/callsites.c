@@ -209,6 +209,7 @@ static void print_syscall(FILE *f, const struct profile *p,
 	const struct profile_row *r = &p->rows[v[0]->row];
 	uint64_t scale = p->stack_sample > 1 ? p->stack_sample : 1, rest = 0;
 	size_t i, k = o->top_sites ? o->top_sites : TOP_SITES;
+	uint64_t scaled;
 	char name[PROFILE_ROW_LABEL_MAX], calls[32];
 
 	n = merge_sites(b, v, n, sites, o);
@@ -221,12 +222,14 @@ static void print_syscall(FILE *f, const struct profile *p,
 			(unsigned long long)scale);
 	fputc('\n', f);
 	for (i = 0; i < n && i < k; i++) {
+		/* Scaled up, a site made at most the syscall's calls. */
+		scaled = sites[i].calls * scale < r->calls ?
+			 sites[i].calls * scale : r->calls;
 		fprintf(f, "  %5.1f%% %s%10s calls  %.6f s  ",
-			r->calls ? 100.0 * (double)(sites[i].calls * scale) /
-				   (double)r->calls : 0.0,
+			r->calls ? 100.0 * (double)scaled / (double)r->calls :
+				   0.0,
 			scale > 1 ? "~" : " ",
-			fmt_thousands(calls, sizeof(calls),
-				      sites[i].calls * scale),
+			fmt_thousands(calls, sizeof(calls), scaled),
 			(double)sites[i].time_ns * (double)scale / 1e9);
 		print_frames(f, &sites[i]);
 	}
@@ -313,4 +316,33 @@ int callsites_render(FILE *f, const struct profile *p,
 	free(mine);
 	free(v);
 	return ferror(f) ? -1 : 0;
+}
+
+double callsites_dominant(const struct profile *p, const struct profile_row *r,
+			  const struct report_opts *o, char *buf, size_t size)
+{
+	const struct profile_breakdown *b = profile_callsites(p);
+	const struct profile_sub **v;
+	struct site *sites;
+	uint64_t all = 0;
+	double share = 0;
+	size_t i, n = 0;
+
+	v = b->nsubs ? malloc(b->nsubs * sizeof(*v)) : NULL;
+	sites = b->nsubs ? malloc(b->nsubs * sizeof(*sites)) : NULL;
+	for (i = 0; v && sites && i < b->nsubs; i++) {
+		if (&p->rows[b->subs[i].row] != r)
+			continue;
+		v[n++] = &b->subs[i];
+		all += b->subs[i].calls;
+	}
+	if (n && all) {
+		n = merge_sites(b, v, n, sites, o);
+		share = (double)sites[0].calls / (double)all;
+		profile_callsite_text(buf, size, sites[0].c, sites[0].from,
+				      sites[0].to, false);
+	}
+	free(v);
+	free(sites);
+	return share;
 }

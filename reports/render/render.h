@@ -102,6 +102,13 @@ int io_render(FILE *f, const struct profile *p, const struct report_opts *o);
 int callsites_render(FILE *f, const struct profile *p,
 		     const struct report_opts *o);
 /*
+ * The call site of row r that made most of its calls (as the section
+ * prints it, into buf) and its share of the calls that have a stack;
+ * 0 when r has none.  For findings that name where calls come from.
+ */
+double callsites_dominant(const struct profile *p, const struct profile_row *r,
+			  const struct report_opts *o, char *buf, size_t size);
+/*
  * Folded stacks (folded.c), one line per (call site, syscall):
  * "root;...;leaf;syscall N", N the calls (o->folded_time: nanoseconds),
  * as flamegraph.pl, inferno and speedscope read them.  Nothing without
