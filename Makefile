@@ -103,6 +103,7 @@ check: iotrace $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS)
 
 bench: iotrace $(HELPER_BINS)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/bench.sh
+	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/stacks.sh
 
 bench-sweep: iotrace
 	$(Q)IOTRACE=$(CURDIR)/iotrace sh bench/sweep-dd.sh
