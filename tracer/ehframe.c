@@ -107,9 +107,13 @@ static int cmp_pair(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* One FDE at e (its length field), n bytes after it; appended to t. */
-static void add_fde(struct elf_obj *o, const unsigned char *sec, uint64_t vaddr,
-		    const unsigned char *e, uint32_t n, const unsigned char *end)
+/*
+ * The FDE at e (its length field, n bytes after it) of the section sec
+ * (at vaddr, ending at end): its pair appended to o->synth.
+ */
+static void add_fde(struct elf_obj *o, const unsigned char *sec,
+		    uint64_t vaddr, const unsigned char *e, uint32_t n,
+		    const unsigned char *end)
 {
 	uint32_t id;
 	const unsigned char *cie;

@@ -18,27 +18,16 @@
  * objects, RAW_SLOTS cached stacks, TRACER_STACKS_MAX interned stacks.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <libunwind.h>
 #include <linux/audit.h>
 #include "tracer/tracer-int.h"
 #include "tracer/unwind.h"
-
-#define PROCS_MAX 256		/* processes with a map cache */
-#define MAPS_MAX 1024		/* executable mappings per process */
-#define RAW_SLOTS 16384		/* stacks cached by return addresses */
-#define PAGES 8			/* tracee pages read per unwind */
-#define PAGE 4096
-/* Where the search tables built from .eh_frame seem to be: kernel space,
-   never a tracee's address, one 4 GiB window per object. */
-#define SYNTH_BASE 0xffff800000000000ull
 
 /* libunwind looks FDEs up with this; exported, not declared. */
 extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,
@@ -47,254 +36,6 @@ extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,
 					      unw_proc_info_t *pi,
 					      int need_unwind_info, void *arg);
 
-struct umap {
-	uint64_t start, end;	/* the object's extent in the process */
-	uint64_t bias;
-	struct elf_obj *obj;
-};
-
-struct uproc {
-	pid_t tgid;		/* 0: free */
-	bool dirty;		/* mappings changed: read them again */
-	bool missed;		/* re-read once for an unknown address */
-	uint64_t gen;		/* mappings' identity in the raw cache */
-	uint64_t used;		/* last unwind, for eviction */
-	struct umap *maps;	/* by start */
-	size_t nmaps;
-	unw_addr_space_t as;	/* libunwind's, with its per-IP cache */
-};
-
-struct raw_slot {
-	uint64_t hash, gen;
-	uint32_t id;		/* in the stacks table; NONE: empty */
-	uint16_t n;
-	bool truncated;
-};
-
-struct page {
-	uint64_t addr;		/* page address */
-	uint64_t stamp;		/* the unwind it was read in */
-	bool ok;		/* read; else unreadable */
-	unsigned char data[PAGE];
-};
-
-struct unwinder {
-	struct tracer_stacks *st;
-	unsigned depth, sample;
-	struct uproc procs[PROCS_MAX];
-	struct elf_obj *objs[ELF_OBJS_MAX];
-	unsigned nobjs;
-	uint64_t gens, clock;
-	struct raw_slot *raw;	/* RAW_SLOTS */
-	uint64_t *raw_pcs;	/* depth per slot */
-	struct page pages[PAGES];
-	unsigned next_page;
-	uint32_t *counts;	/* calls per syscall number (sampling) */
-	/* the unwind under way */
-	struct uproc *proc;
-	pid_t tid;
-	struct user_regs_struct regs;
-	unw_accessors_t acc;
-};
-
-/* --- map caches --- */
-
-static struct elf_obj *obj_find(struct unwinder *u, const char *path,
-				dev_t dev, ino_t ino)
-{
-	unsigned i;
-
-	for (i = 0; i < u->nobjs; i++)
-		if (u->objs[i]->dev == dev && u->objs[i]->ino == ino &&
-		    !strcmp(u->objs[i]->path, path))
-			return u->objs[i];
-	return NULL;
-}
-
-static struct elf_obj *obj_add(struct unwinder *u, struct elf_obj *o)
-{
-	if (!o)
-		return NULL;
-	if (u->nobjs == ELF_OBJS_MAX) {
-		elf_obj_free(o);
-		return NULL;
-	}
-	o->id = u->nobjs;
-	u->objs[u->nobjs++] = o;
-	return o;
-}
-
-/* The vDSO, read from the process once: every process has the same. */
-static struct elf_obj *vdso_obj(struct unwinder *u, pid_t pid,
-				uint64_t start, uint64_t end)
-{
-	struct elf_obj *o = obj_find(u, "[vdso]", 0, 0);
-	size_t size = (size_t)(end - start);
-	struct iovec local, remote = { (void *)start, size };
-	void *image;
-
-	if (o || size > (1u << 20) || !(image = malloc(size)))
-		return o;
-	local = (struct iovec){ image, size };
-	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)size) {
-		free(image);
-		return NULL;
-	}
-	return obj_add(u, elf_obj_from_image("[vdso]", image, size));
-}
-
-static struct elf_obj *file_obj(struct unwinder *u, const char *path,
-				dev_t dev, ino_t ino)
-{
-	struct elf_obj *o = obj_find(u, path, dev, ino);
-
-	return o ? o : obj_add(u, elf_obj_open(path, dev, ino));
-}
-
-/* One line of /proc/PID/maps: an executable mapping into p->maps. */
-static void map_line(struct unwinder *u, struct uproc *p, const char *line)
-{
-	unsigned long start, end, off, ino;
-	unsigned maj, min;
-	char perms[8];
-	int n = 0;
-	struct elf_obj *o;
-	uint64_t bias;
-	size_t i;
-
-	if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %n", &start, &end, perms,
-		   &off, &maj, &min, &ino, &n) < 7 || !strchr(perms, 'x') ||
-	    p->nmaps == MAPS_MAX)
-		return;
-	line += n;
-	if (!strncmp(line, "[vdso]", 6))
-		o = vdso_obj(u, p->tgid, start, end);
-	else if (line[0] == '/')
-		o = file_obj(u, line, makedev(maj, min), ino);
-	else
-		return;
-	if (!o || elf_obj_bias(o, start, off, &bias) < 0)
-		return;
-	for (i = 0; i < p->nmaps; i++)
-		if (p->maps[i].obj == o && p->maps[i].bias == bias)
-			return;
-	p->maps[p->nmaps++] = (struct umap){ bias + o->lo, bias + o->hi,
-					     bias, o };
-}
-
-static int cmp_map(const void *a, const void *b)
-{
-	const struct umap *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Whether p's maps are the n in m, so cached stacks still hold. */
-static bool same_maps(const struct uproc *p, const struct umap *m, size_t n)
-{
-	return p->nmaps == n && !memcmp(p->maps, m, n * sizeof(*m));
-}
-
-/* Reads p's executable mappings; a new generation if they changed. */
-static void maps_read(struct unwinder *u, struct uproc *p)
-{
-	char path[32], *line = NULL;
-	struct umap *old = p->maps;
-	size_t len = 0, nold = p->nmaps;
-	FILE *f;
-
-	p->dirty = false;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->tgid);
-	p->maps = malloc(MAPS_MAX * sizeof(*p->maps));
-	p->nmaps = 0;
-	f = p->maps ? fopen(path, "re") : NULL;
-	while (f && getline(&line, &len, f) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		map_line(u, p, line);
-	}
-	if (f)
-		fclose(f);
-	free(line);
-	if (p->maps)
-		qsort(p->maps, p->nmaps, sizeof(*p->maps), cmp_map);
-	if (!p->maps || !old || !same_maps(p, old, nold)) {
-		p->gen = ++u->gens;
-		unw_flush_cache(p->as, 0, 0);
-	}
-	free(old);
-}
-
-static const struct umap *map_of(const struct uproc *p, uint64_t addr)
-{
-	size_t lo = 0, hi = p->nmaps, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && addr < p->maps[lo - 1].end ? &p->maps[lo - 1] : NULL;
-}
-
-static void proc_release(struct uproc *p)
-{
-	free(p->maps);
-	if (p->as)
-		unw_destroy_addr_space(p->as);
-	memset(p, 0, sizeof(*p));
-}
-
-/* The map cache of tgid, made (evicting the least recent) if need be. */
-static struct uproc *proc_get(struct unwinder *u, pid_t tgid)
-{
-	struct uproc *p, *victim = &u->procs[0];
-
-	for (p = u->procs; p < u->procs + PROCS_MAX; p++) {
-		if (p->tgid == tgid)
-			return p;
-		if (p->used < victim->used)
-			victim = p;
-	}
-	proc_release(victim);
-	victim->as = unw_create_addr_space(&u->acc, 0);
-	if (!victim->as)
-		return NULL;
-	unw_set_caching_policy(victim->as, UNW_CACHE_GLOBAL);
-	victim->tgid = tgid;
-	victim->dirty = true;
-	return victim;
-}
-
-static struct uproc *proc_find(struct unwinder *u, pid_t tgid)
-{
-	struct uproc *p;
-
-	for (p = u->procs; p < u->procs + PROCS_MAX; p++)
-		if (p->tgid == tgid)
-			return p;
-	return NULL;
-}
-
-void unwinder_maps_changed(struct unwinder *u, pid_t tgid)
-{
-	struct uproc *p = u ? proc_find(u, tgid) : NULL;
-
-	if (p) {
-		p->dirty = true;
-		p->missed = false;
-	}
-}
-
-void unwinder_forget(struct unwinder *u, pid_t tgid)
-{
-	struct uproc *p = u ? proc_find(u, tgid) : NULL;
-
-	if (p)
-		proc_release(p);
-}
-
 /* --- libunwind's accessors: arg is the unwinder --- */
 
 /* The table libunwind searches for ip: .eh_frame_hdr's or ours. */
@@ -302,7 +43,7 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip,
 			  unw_proc_info_t *pi, int need, void *arg)
 {
 	struct unwinder *u = arg;
-	const struct umap *m = map_of(u->proc, ip);
+	const struct umap *m = unwind_map_of(u->proc, ip);
 	unw_dyn_info_t di;
 
 	if (!m || (!m->obj->eh_table && !m->obj->nsynth))
@@ -374,7 +115,7 @@ static int read_word(struct unwinder *u, uint64_t addr, uint64_t *val)
 		memcpy(val, (const char *)o->synth + addr, 8);
 		return 0;
 	}
-	m = map_of(u->proc, addr);
+	m = unwind_map_of(u->proc, addr);
 	if (m && elf_obj_read(m->obj, addr - m->bias, val) == 0)
 		return 0;
 	pg = page_at(u, addr);
@@ -461,13 +202,13 @@ static size_t walk(struct unwinder *u, uint64_t *pcs, bool *truncated)
 	do {
 		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
 			break;
-		if (!map_of(u->proc, ip) && !u->proc->missed) {
+		if (!unwind_map_of(u->proc, ip) && !u->proc->missed) {
 			/* Code mapped unseen (dlopen): read the maps once. */
 			u->proc->missed = true;
-			maps_read(u, u->proc);
+			unwind_maps_read(u, u->proc);
 		}
 		pcs[n++] = ip;
-		if (!map_of(u->proc, ip))
+		if (!unwind_map_of(u->proc, ip))
 			return n;	/* JIT code, garbage: stop here */
 		r = n < u->depth ? unw_step(&c) : 0;
 	} while (r > 0);
@@ -479,7 +220,7 @@ static size_t walk(struct unwinder *u, uint64_t *pcs, bool *truncated)
 static void frame_of(const struct uproc *p, uint64_t pc, bool leaf,
 		     struct tracer_frame *f)
 {
-	const struct umap *m = map_of(p, pc);
+	const struct umap *m = unwind_map_of(p, pc);
 	const struct elf_sym *s;
 	uint64_t vaddr;
 
@@ -555,13 +296,13 @@ uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
 	/* libunwind here unwinds x86_64 code only. */
 	if (arch != AUDIT_ARCH_X86_64 || !sampled(u, nr))
 		return TRACER_ID_NONE;
-	u->proc = proc_get(u, tgid);
+	u->proc = unwind_proc_get(u, tgid);
 	if (!u->proc || ptrace(PTRACE_GETREGS, tid, 0L, &u->regs) < 0)
 		return TRACER_ID_NONE;
 	u->tid = tid;
 	u->proc->used = ++u->clock;
 	if (u->proc->dirty)
-		maps_read(u, u->proc);
+		unwind_maps_read(u, u->proc);
 	n = walk(u, pcs, &truncated);
 	return stack_id(u, pcs, n, truncated);
 }
@@ -606,7 +347,7 @@ void unwinder_free(struct unwinder *u)
 	if (!u)
 		return;
 	for (i = 0; i < PROCS_MAX; i++)
-		proc_release(&u->procs[i]);
+		unwind_proc_release(&u->procs[i]);
 	for (i = 0; i < u->nobjs; i++)
 		elf_obj_free(u->objs[i]);
 	free(u->raw);

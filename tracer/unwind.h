@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
+#include <libunwind.h>
 #include "tracer/tracer.h"
 
 /* --- ELF objects (symbols.c) --- */
@@ -103,5 +105,77 @@ void unwinder_forget(struct unwinder *u, pid_t tgid);
 bool unwinder_maps_code(uint32_t arch, int nr, const uint64_t *args);
 /* Marks ACT_MAPS on the calls that may map code (native personality). */
 void unwind_mark(uint8_t *actions, int pers);
+
+/* --- inside the unwinder only (unwind.c, maps.c) --- */
+
+#define PROCS_MAX 256		/* processes with a map cache */
+#define MAPS_MAX 1024		/* executable mappings per process */
+#define RAW_SLOTS 16384		/* stacks cached by return addresses */
+#define PAGES 8			/* tracee pages read per unwind */
+#define PAGE 4096
+/* Where the search tables built from .eh_frame seem to be: kernel space,
+   never a tracee's address, one 4 GiB window per object. */
+#define SYNTH_BASE 0xffff800000000000ull
+
+struct umap {
+	uint64_t start, end;	/* the object's extent in the process */
+	uint64_t bias;
+	struct elf_obj *obj;
+};
+
+struct uproc {
+	pid_t tgid;		/* 0: free */
+	bool dirty;		/* mappings changed: read them again */
+	bool missed;		/* re-read once for an unknown address */
+	uint64_t gen;		/* mappings' identity in the raw cache */
+	uint64_t used;		/* last unwind, for eviction */
+	struct umap *maps;	/* by start */
+	size_t nmaps;
+	unw_addr_space_t as;	/* libunwind's, with its per-IP cache */
+};
+
+struct raw_slot {
+	uint64_t hash, gen;
+	uint32_t id;		/* in the stacks table; NONE: empty */
+	uint16_t n;
+	bool truncated;
+};
+
+struct page {
+	uint64_t addr;		/* page address */
+	uint64_t stamp;		/* the unwind it was read in */
+	bool ok;		/* read; else unreadable */
+	unsigned char data[PAGE];
+};
+
+struct unwinder {
+	struct tracer_stacks *st;
+	unsigned depth, sample;
+	struct uproc procs[PROCS_MAX];
+	struct elf_obj *objs[ELF_OBJS_MAX];
+	unsigned nobjs;
+	uint64_t gens, clock;
+	struct raw_slot *raw;	/* RAW_SLOTS */
+	uint64_t *raw_pcs;	/* depth per slot */
+	struct page pages[PAGES];
+	unsigned next_page;
+	uint32_t *counts;	/* calls per syscall number (sampling) */
+	/* the unwind under way */
+	struct uproc *proc;
+	pid_t tid;
+	struct user_regs_struct regs;
+	unw_accessors_t acc;
+};
+
+/*
+ * The map cache of tgid, made (evicting the least recently unwound) if
+ * need be; NULL: no memory.  Its maps are read by unwind_maps_read().
+ */
+struct uproc *unwind_proc_get(struct unwinder *u, pid_t tgid);
+void unwind_proc_release(struct uproc *p);
+/* Reads p's executable mappings; a new generation if they changed. */
+void unwind_maps_read(struct unwinder *u, struct uproc *p);
+/* The mapping holding addr, or NULL. */
+const struct umap *unwind_map_of(const struct uproc *p, uint64_t addr);
 
 #endif

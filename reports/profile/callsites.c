@@ -120,7 +120,7 @@ static int frame_text(char *buf, size_t size, const struct profile_frame *f,
 	if (f->object[0])
 		return snprintf(buf, size, "%s+0x%x",
 				profile_object_name(f->object), f->offset);
-	return snprintf(buf, size, "[unknown]");	/* nothing mapped there */
+	return snprintf(buf, size, "[unknown]");	/* nothing mapped */
 }
 
 size_t profile_callsite_text(char *buf, size_t size,

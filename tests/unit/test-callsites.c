@@ -76,7 +76,8 @@ static const char *const flush2[] = {	/* another call of flush_log */
 	"main@" APP "+6a", "__libc_start_main@" LIBC "+80", "_start@" APP "+25",
 	NULL };
 static const char *const stripped[] = {
-	"write@" LIBC "+10", "@/usr/lib/libz.so.1+2840", "@/usr/lib/libz.so.1+1f00",
+	"write@" LIBC "+10", "@/usr/lib/libz.so.1+2840",
+	"@/usr/lib/libz.so.1+1f00",
 	"main@" APP "+70", "__libc_start_main@" LIBC "+80", "_start@" APP "+25",
 	NULL };
 static const char *const broken[] = {
