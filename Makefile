@@ -13,7 +13,7 @@ PKG_CONFIG ?= pkg-config
 PROVE ?= prove
 VERSION := 0.1.0
 
-PKGS := libseccomp jansson libunwind-generic
+PKGS := libseccomp jansson libunwind-generic libprotobuf-c zlib
 
 # Flags from pkg-config live in build/config.mk, made by scripts/configure
 # (which installs what is missing first).  Make re-reads the file once it
@@ -25,7 +25,7 @@ endif
 # The project's flags first, the user's CFLAGS/CPPFLAGS/LDFLAGS/LDLIBS after,
 # so overriding them cannot drop an include path or a library.
 CFLAGS ?= -O2 -g
-ALL_CPPFLAGS := -I. -D_GNU_SOURCE -DIOTRACE_VERSION='"$(VERSION)"' $(DEP_CFLAGS) $(CPPFLAGS)
+ALL_CPPFLAGS := -I. -Ibuild/gen -D_GNU_SOURCE -DIOTRACE_VERSION='"$(VERSION)"' $(DEP_CFLAGS) $(CPPFLAGS)
 ALL_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -MMD -MP $(CFLAGS)
 ALL_LDLIBS := $(DEP_LIBS) -lm $(LDLIBS)
 
@@ -39,7 +39,7 @@ endif
 
 LIB_SRCS := $(wildcard tracer/*.c reports/*/*.c workloads/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
-LIB_OBJS := $(LIB_SRCS:%.c=build/%.o)
+LIB_OBJS := $(LIB_SRCS:%.c=build/%.o) build/gen/pprof.pb-c.o
 CLI_OBJS := $(CLI_SRCS:%.c=build/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
@@ -88,6 +88,15 @@ build/gen/systab.h: build/gen-systab
 	$(Q)build/gen-systab >$@.tmp && mv $@.tmp $@
 
 build/tracer/syscalls.o: build/gen/systab.h
+
+# --format=pprof's messages: pprof's profile.proto (the part written),
+# compiled by protoc-c at build time into build/gen/pprof.pb-c.[ch].
+build/gen/pprof.pb-c.c build/gen/pprof.pb-c.h: reports/render/pprof.proto
+	@mkdir -p build/gen
+	$(Q)protoc-c --c_out=build/gen --proto_path=reports/render $<
+build/gen/pprof.pb-c.o: build/gen/pprof.pb-c.c | build/config.mk
+	$(QCC)$(CC) $(ALL_CPPFLAGS) -std=gnu11 $(CFLAGS) -c -o $@ $<
+build/reports/render/pprof.o: build/gen/pprof.pb-c.h
 
 build/config.mk: scripts/configure Makefile
 	@mkdir -p build
@@ -156,9 +165,9 @@ FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 # No ptrace code: syscall names, and the fd cache reports/profile/files.c links to.
 FUZZ_SRCS := $(filter-out tracer/%,$(LIB_SRCS)) tracer/syscalls.c tracer/systab.c \
-	tracer/fds.c tracer/fdinfo.c
+	tracer/fds.c tracer/fdinfo.c tracer/stacks.c build/gen/pprof.pb-c.c
 
-build/fuzz/fuzz-json build/fuzz/fuzz-strace: tests/fuzz/fuzz-load.c $(FUZZ_SRCS) build/gen/systab.h | build/config.mk
+build/fuzz/fuzz-json build/fuzz/fuzz-strace: tests/fuzz/fuzz-load.c $(FUZZ_SRCS) build/gen/systab.h build/gen/pprof.pb-c.h | build/config.mk
 	@mkdir -p build/fuzz
 	@command -v $(FUZZ_CC) >/dev/null || sh scripts/install-fuzz-deps
 	$(QCC)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) $(if $(findstring json,$@),-DFUZZ_JSON) -o $@ $(filter %.c,$^) $(ALL_LDLIBS)

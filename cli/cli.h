@@ -105,6 +105,8 @@ void outfile_abort(struct outfile *out);
 enum { STACK_OPT_DEPTH = 320, STACK_OPT_SAMPLE };
 bool stacks_parse_option(struct cli_opts *o, int c);
 bool stacks_parse_report_option(struct cli_opts *o, int c);
+/* --format=pprof is binary: only with -o (a usage error otherwise). */
+void stacks_check_format(const struct cli_opts *o);
 /* The table -k unwinds into, in o->tracer; -1 with the error printed. */
 int stacks_start(struct cli_opts *o);
 void stacks_end(struct cli_opts *o);

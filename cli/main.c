@@ -59,9 +59,10 @@ static void print_help(void)
 	       "prints an strace -c compatible table tied to the wall clock.\n\n"
 	       "Options:\n"
 	       "  -o FILE            write the report to FILE (default: stderr)\n"
-	       "      --format=FMT   table (default), json, csv, or\n"
+	       "      --format=FMT   table (default), json, csv,\n"
 	       "                     csv-breakdown (a row per syscall\n"
-	       "                     and file)\n"
+	       "                     and file), or pprof (-k's call\n"
+	       "                     sites, gzipped protobuf: with -o)\n"
 	       "      --save FILE    also write the whole profile as JSON\n"
 	       "  -S KEY             sort by time|calls|errors|name|avg-time|\n"
 	       "                     min-time|max-time|p50|p90|p99\n"
@@ -124,6 +125,8 @@ int parse_format(const char *s)
 		return FMT_CSV;
 	if (!strcmp(s, "csv-breakdown"))
 		return FMT_CSV_BREAKDOWN;
+	if (!strcmp(s, "pprof"))
+		return FMT_PPROF;
 	return -1;
 }
 
@@ -154,6 +157,7 @@ static void settle_options(struct cli_opts *o)
 {
 	char bad[8];
 
+	stacks_check_format(o);
 	if (o->count_only) {
 		syscall_set_parse(&o->count_set, "all", bad, sizeof(bad));
 		o->tracer.count = &o->count_set;

@@ -102,6 +102,7 @@ int cmd_report(struct cli_opts *o, int argc, char **argv)
 	if (argc - optind != 1)
 		usage_error("report: give one saved profile (FILE.json or an "
 			    "strace -c table)");
+	stacks_check_format(o);
 	if (folded_open(o, &folded) < 0)
 		return 1;
 	if (cli_load(&p, argv[optind]) < 0) {

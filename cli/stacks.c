@@ -69,6 +69,13 @@ bool stacks_parse_report_option(struct cli_opts *o, int c)
 	return true;
 }
 
+void stacks_check_format(const struct cli_opts *o)
+{
+	if (o->report.format == FMT_PPROF && !o->output)
+		usage_error("--format=pprof writes a binary profile: give "
+			    "-o FILE.pb.gz");
+}
+
 int stacks_start(struct cli_opts *o)
 {
 	if (!o->stacks)

@@ -46,6 +46,9 @@ test_have_prereq() {
 		ROOT)
 			# may make set-user-ID files of other users
 			test "$(id -u)" = 0 || return 1 ;;
+		GO)
+			# go tool pprof (golang-go): reads --format=pprof
+			command -v go >/dev/null 2>&1 || return 1 ;;
 		M32)
 			# i386 helpers built (gcc -m32) and runnable here
 			"$HELPERS32/oddcalls" >/dev/null 2>&1 || return 1 ;;

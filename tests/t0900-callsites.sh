@@ -130,6 +130,24 @@ test_expect_success PTRACE 'without -k: no section, no call sites saved' '
 	! grep -q "\"frames\"" c.json
 '
 
+test_expect_success PTRACE '--format=pprof: gzipped, one sample per site' '
+	"$IOTRACE" -k -e trace=write,read --format=pprof -o p.pb.gz \
+		-- "$HELPERS/callsites" &&
+	gzip -t p.pb.gz &&
+	"$IOTRACE" report --format=pprof -o p2.pb.gz a.json &&
+	gzip -t p2.pb.gz
+'
+
+test_expect_success PTRACE,GO 'go tool pprof -top reads the same counts' '
+	HOME=$PWD go tool pprof -top p.pb.gz >top 2>&1 &&
+	grep -q "^ *349 .*  syscall:write\$" top &&
+	grep -q "^ *6 .*  syscall:read\$" top &&
+	grep -q "^ *0  *0%  *[0-9.]*%  *300 .*  emit_byte\$" top &&
+	grep -q "^ *0  *0%  *[0-9.]*%  *42 .*  put_shared\$" top &&
+	HOME=$PWD go tool pprof -top -sample_index=time p.pb.gz >time 2>&1 &&
+	grep -q "^Type: time\$" time
+'
+
 # usage ARGS...: iotrace ARGS exits 2 (a usage error) before running.
 usage() {
 	"$IOTRACE" "$@" -- touch ran >/dev/null 2>&1
@@ -141,7 +159,8 @@ test_expect_success 'bad -k options are usage errors' '
 	usage --stack-depth 33 -k &&
 	usage --top-sites x -k &&
 	usage --folded-weight=bytes -k &&
-	usage --stack-sample 0 -k
+	usage --stack-sample 0 -k &&
+	usage --format=pprof -k
 '
 
 test_done

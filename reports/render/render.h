@@ -16,7 +16,10 @@
 
 /* --- rendering --- */
 
-enum report_format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_CSV_BREAKDOWN };
+enum report_format {
+	FMT_TABLE, FMT_JSON, FMT_CSV, FMT_CSV_BREAKDOWN,
+	FMT_PPROF,	/* binary (gzipped protobuf): only to a file */
+};
 
 struct report_opts {
 	const struct column *sort;	/* -S; NULL: time */
@@ -116,6 +119,13 @@ double callsites_dominant(const struct profile *p, const struct profile_row *r,
  */
 int folded_render(FILE *f, const struct profile *p,
 		  const struct report_opts *o);
+/*
+ * The call sites as a pprof profile (pprof.c): profile.proto, gzipped;
+ * one sample per (call site, syscall), values calls/count and
+ * time/nanoseconds.  Binary: for a file.
+ */
+int pprof_render(FILE *f, const struct profile *p,
+		 const struct report_opts *o);
 /* A section per dimension under the syscall table (breakdown.c). */
 int breakdown_render(FILE *f, const struct profile *p,
 		     const struct report_opts *o);
