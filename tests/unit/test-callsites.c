@@ -6,10 +6,13 @@
  * against golden text (sites that print the same merged, the shared
  * root and the C library's wrapper left out, a stripped object as
  * object+offset, a truncated stack), folded stacks, the finding's
- * dominant site, --stack-sample's scaling, and the JSON round trip.
+ * dominant site, --stack-sample's scaling, the JSON round trip, and
+ * the pprof profile read back with zlib and protobuf-c.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
+#include "build/gen/pprof.pb-c.h"
 #include "reports/profile/jload.h"
 #include "reports/render/render.h"
 #include "tap.h"
@@ -288,6 +291,73 @@ static void test_json(void)
 	tracer_stacks_free(st);
 }
 
+/* The profile.proto message of a gzipped buffer; NULL if it is not one. */
+static Perftools__Profiles__Profile *unpack(const char *gz, size_t len)
+{
+	static unsigned char raw[1 << 16];
+	z_stream z;
+	int ret;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 15 + 16) != Z_OK)
+		return NULL;
+	z.next_in = (unsigned char *)gz;
+	z.avail_in = (uInt)len;
+	z.next_out = raw;
+	z.avail_out = sizeof(raw);
+	ret = inflate(&z, Z_FINISH);
+	inflateEnd(&z);
+	if (ret != Z_STREAM_END)
+		return NULL;
+	return perftools__profiles__profile__unpack(NULL, z.total_out, raw);
+}
+
+/* The name of the function of location id in m. */
+static const char *location_name(const Perftools__Profiles__Profile *m,
+				 uint64_t id)
+{
+	const Perftools__Profiles__Location *l = m->location[id - 1];
+	const Perftools__Profiles__Function *f =
+		m->function[l->line[0]->function_id - 1];
+
+	return m->string_table[f->name];
+}
+
+static void test_pprof(void)
+{
+	struct tracer_stacks *st = tracer_stacks_new();
+	struct report_opts o = { .format = FMT_PPROF };
+	Perftools__Profiles__Profile *m;
+	const Perftools__Profiles__Sample *s;
+	char *gz = NULL;
+	size_t len = 0;
+	struct profile p;
+	FILE *f;
+
+	sample(&p, st);
+	f = open_memstream(&gz, &len);
+	is_int(pprof_render(f, &p, &o), 0, "a pprof profile written");
+	fclose(f);
+	m = unpack(gz, len);
+	ok(m && m->n_sample == 5 && m->n_sample_type == 2 &&
+	   !strcmp(m->string_table[m->sample_type[0]->type], "calls") &&
+	   !strcmp(m->string_table[m->sample_type[1]->unit], "nanoseconds"),
+	   "gzipped profile.proto: one sample per site, calls and time");
+	s = m ? m->sample[0] : NULL;
+	ok(s && s->value[0] == 300 && s->value[1] == 600000 &&
+	   s->n_location_id == 7 &&
+	   !strcmp(location_name(m, s->location_id[0]), "syscall:write") &&
+	   !strcmp(location_name(m, s->location_id[2]), "emit_byte") &&
+	   !strcmp(location_name(m, s->location_id[6]), "_start"),
+	   "a sample: its counts, the syscall, then the frames, leaf first");
+	ok(m && m->n_mapping == 4 && m->n_location < 6 * 7,
+	   "objects and frames written once");
+	perftools__profiles__profile__free_unpacked(m, NULL);
+	free(gz);
+	profile_release(&p);
+	tracer_stacks_free(st);
+}
+
 int main(void)
 {
 	test_stack_table();
@@ -295,5 +365,6 @@ int main(void)
 	test_section();
 	test_folded();
 	test_json();
+	test_pprof();
 	return done_testing();
 }
