@@ -238,8 +238,9 @@ uint32_t tracer_stacks_intern(struct tracer_stacks *st,
 	if (!copy)
 		return TRACER_ID_NONE;
 	memcpy(copy, f, n * sizeof(*copy));
-	st->stacks[st->nstacks] = (struct tracer_stack){ copy, (uint32_t)n,
-							  truncated };
+	st->stacks[st->nstacks].frames = copy;
+	st->stacks[st->nstacks].nframes = (uint32_t)n;
+	st->stacks[st->nstacks].truncated = truncated;
 	st->index[slot] = (uint32_t)++st->nstacks;
 	return (uint32_t)st->nstacks;
 }

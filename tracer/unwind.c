@@ -200,8 +200,9 @@ static size_t walk(struct unwinder *u, uint64_t *pcs, bool *truncated)
 	if (unw_init_remote(&c, u->proc->as, u) < 0)
 		return 0;
 	do {
-		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
-			break;
+		r = unw_get_reg(&c, UNW_REG_IP, &ip);
+		if (r < 0 || !ip)
+			break;	/* ip 0: the outermost frame's caller */
 		if (!unwind_map_of(u->proc, ip) && !u->proc->missed) {
 			/* Code mapped unseen (dlopen): read the maps once. */
 			u->proc->missed = true;

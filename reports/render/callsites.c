@@ -183,10 +183,10 @@ static size_t merge_sites(const struct profile_breakdown *b,
 	size_t i, j, m = 0;
 
 	for (i = 0; i < n; i++) {
-		one.c = profile_key(b, v[i]->key);
+		one = (struct site){ .c = profile_key(b, v[i]->key),
+				     .calls = v[i]->calls,
+				     .time_ns = sub_time(v[i], o) };
 		shown(b, &one);
-		one.calls = v[i]->calls;
-		one.time_ns = sub_time(v[i], o);
 		for (j = 0; j < m && !same_site(&sites[j], &one); j++)
 			;
 		if (j == m) {
