@@ -4,9 +4,10 @@
 # 7 from flush_log, 30 and 12 through put_shared from report_a and
 # report_b, and reads 5 times from load_input; the Call sites section
 # names each with its exact count, in a thread, after execve, in
-# children, statically linked and stripped (object+offset); the folded
-# stacks sum to the table's calls; a saved run prints them again and
-# diff compares them; a corrupt frame gives a truncated stack.
+# children, after dlopen, statically linked and stripped (object+offset);
+# the folded stacks sum to the table's calls; a saved run prints them
+# again and diff compares them; a corrupt frame gives a truncated stack;
+# go tool pprof reads the pprof profile's counts.
 . "$(dirname "$0")/lib.sh"
 
 # Calls of the site of syscall $1 printed as $2 in the Call sites section.
@@ -66,6 +67,14 @@ test_expect_success PTRACE 'threads, execve and children' '
 	"$IOTRACE" -k --top-sites 5 -e trace=write -o report -- sh -c \
 		"\"$HELPERS/callsites\"; \"$HELPERS/callsites\" threads" &&
 	test "$(site_calls write "emit_byte (callsites)")" = 600
+'
+
+test_expect_success PTRACE 'code loaded by dlopen after the start' '
+	"$IOTRACE" -k --top-sites 9 -e trace=write -o report \
+		-- "$HELPERS/callsites" dlopen &&
+	grep -q "^    2\.5%  *9 calls .*  libz\.so[.0-9]*+0x[0-9a-f]* <- gzflush (libz\.so[.0-9]*)\$" \
+		report &&
+	test "$(site_calls write "emit_byte <- work (callsites)")" = 300
 '
 
 test_expect_success PTRACE 'a static build, from .eh_frame' '

@@ -7,8 +7,10 @@
  * is on the stack.  Arguments: "threads" runs the writes in a thread;
  * "exec" re-executes itself first (the counts are the new image's);
  * "corrupt" makes one more write with its stack pointer on garbage,
- * a frame no unwinder can get past (x86_64 only).
+ * a frame no unwinder can get past (x86_64 only); "dlopen" makes 9
+ * more from gzflush in libz, loaded with dlopen after the start.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
@@ -87,6 +89,30 @@ NOINLINE static void corrupt_write(void)
 #endif
 }
 
+/* 9 writes from libz's gzflush, libz loaded now; 1 if it cannot be. */
+static int zlib_writes(void)
+{
+	void *z = dlopen("libz.so.1", RTLD_NOW);
+	void *(*gzdopen)(int, const char *);
+	int (*gzflush)(void *, int);
+	int (*gzwrite)(void *, const void *, unsigned);
+	void *f;
+	int i;
+
+	if (!z)
+		return 1;
+	*(void **)&gzdopen = dlsym(z, "gzdopen");
+	*(void **)&gzflush = dlsym(z, "gzflush");
+	*(void **)&gzwrite = dlsym(z, "gzwrite");
+	f = gzdopen && gzflush && gzwrite ? gzdopen(dup(out_fd), "wb") : NULL;
+	if (!f)
+		return 1;
+	for (i = 0; i < 9; i++)
+		if (gzwrite(f, "z", 1) != 1 || gzflush(f, 2 /* Z_SYNC_FLUSH */))
+			return 1;
+	return 0;	/* f stays open: gzclose would write again */
+}
+
 static void *work(void *arg)
 {
 	int i;
@@ -118,6 +144,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc > 1 && !strcmp(argv[1], "corrupt"))
 		corrupt_write();
+	if (argc > 1 && !strcmp(argv[1], "dlopen") && zlib_writes())
+		return 1;
 	if (argc > 1 && !strcmp(argv[1], "threads")) {
 		if (pthread_create(&t, NULL, work, NULL) ||
 		    pthread_join(t, NULL))
