@@ -5,9 +5,10 @@
  * (--top-sites K, default 3), each with its calls, time and share of
  * the syscall's calls.  A stack is printed from the first frame outside
  * the object the call was made in (the C library's wrapper says
- * nothing), and without the outermost frames every stack shown for the
- * syscall shares (_start, __libc_start_main...), so what is left is
- * what tells them apart:
+ * nothing), and without the outermost frames it shares with every other
+ * stack of the profile that starts where it starts (_start,
+ * __libc_start_main...), so what is left is what tells them apart; a
+ * stack that shares none ends with the frames of its first object:
  *	write  307 calls, 0.000912 s
  *	   97.7%        300 calls  0.000890 s  emit_byte <- main (app)
  * With --stack-sample N, counts are the sampled ones times N, marked ~.
@@ -142,8 +143,32 @@ static unsigned common_root(const struct profile_breakdown *b,
 	return root == UINT16_MAX ? 0 : root;
 }
 
-/* The frames of c shown: from the first past the call's own object to
-   the last before the shared root, FRAMES_SHOWN at most. */
+/*
+ * The first frame past from that is in another object than from's (a
+ * frame where nothing is mapped, past a corrupt one, stays shown).
+ */
+static unsigned object_run_end(const struct profile_callsite *c,
+			       unsigned from)
+{
+	struct profile_frame a, b;
+	unsigned i;
+
+	if (from >= c->nframes)
+		return c->nframes;
+	a = profile_callsite_frame(c, from);
+	for (i = from + 1; i < c->nframes; i++) {
+		b = profile_callsite_frame(c, i);
+		if (b.object[0] && strcmp(a.object, b.object))
+			break;
+	}
+	return i;
+}
+
+/*
+ * The frames of c shown: from the first past the call's own object to
+ * the last before the shared root (a stack that shares none: to the end
+ * of the run of frames in its first object shown), FRAMES_SHOWN at most.
+ */
 static void shown(const struct profile_breakdown *b, struct site *s)
 {
 	const struct profile_callsite *c = s->c;
@@ -151,6 +176,8 @@ static void shown(const struct profile_breakdown *b, struct site *s)
 
 	s->from = first_shown(c);
 	s->to = root < c->nframes ? c->nframes - root : 0;
+	if (!root)	/* nothing to tell it from: its first object's run */
+		s->to = object_run_end(c, s->from);
 	if (s->to <= s->from)
 		s->to = s->from + 1 < c->nframes ? s->from + 1 : c->nframes;
 	if (s->to - s->from > FRAMES_SHOWN)
