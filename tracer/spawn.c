@@ -276,8 +276,8 @@ static void child_main(const struct plan *pl,
  * SIGSTOP and resumes it without the signal, in the run's mode
  * (PTRACE_SYSCALL: its execve stops; PTRACE_CONT: only the filter stops
  * it).  A signal sent to the child meanwhile is delivered, a group-stop
- * kept until SIGCONT, as the stop loop would.  0, or -errno when the
- * child is gone.
+ * kept until SIGCONT, as the stop loop would.  0, or -errno; -ECHILD
+ * when the child is gone and reaped (its pid may be anyone's now).
  */
 static int first_stop(struct loop *l, pid_t pid)
 {
@@ -290,7 +290,7 @@ static int first_stop(struct loop *l, pid_t pid)
 			return -errno;
 		}
 		if (!WIFSTOPPED(status))
-			return -ECHILD;
+			return -ECHILD;		/* reaped */
 		sig = WSTOPSIG(status);
 		if (status >> 16 == PTRACE_EVENT_STOP) {
 			ptrace(sig == SIGSTOP || sig == SIGTSTP ||
@@ -309,10 +309,11 @@ static int first_stop(struct loop *l, pid_t pid)
 }
 
 /*
- * Seizes the child, then lets it go on (go_fd, the pipe's write end, is
- * closed either way).  0 or -errno.
+ * Seizes the child, then lets it go on: the byte on go[1].  The pipe is
+ * closed either way, its read end only after the write, so a child that
+ * died first makes no SIGPIPE here.  0 or -errno.
  */
-static int seize_child(struct loop *l, pid_t pid, int go_fd)
+static int seize_child(struct loop *l, pid_t pid, const int go[2])
 {
 	unsigned long options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
 				PTRACE_O_EXITKILL;
@@ -324,9 +325,10 @@ static int seize_child(struct loop *l, pid_t pid, int go_fd)
 		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 			   PTRACE_O_TRACECLONE;
 	if (ptrace(PTRACE_SEIZE, pid, 0L, options) < 0 ||
-	    write(go_fd, "", 1) != 1)
+	    write(go[1], "", 1) != 1)
 		err = -errno;
-	close(go_fd);
+	close(go[1]);
+	close(go[0]);
 	return err ? err : first_stop(l, pid);
 }
 
@@ -344,13 +346,15 @@ static int spawn_start(struct loop *l, const struct tracer_target *target)
 		close(go[1]);
 		child_main(&l->plan, target, go[0]);
 	}
-	close(go[0]);
 	if (pid < 0) {
 		err = -errno;
+		close(go[0]);
 		close(go[1]);
 		return err;
 	}
-	err = seize_child(l, pid, go[1]);
+	err = seize_child(l, pid, go);
+	if (err == -ECHILD)
+		return err;	/* already reaped: nothing to kill */
 	if (!err && !loop_add_task(l, pid, pid))
 		err = -ENOMEM;
 	if (err)
