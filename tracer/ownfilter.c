@@ -88,9 +88,10 @@ static enum own_op classify(const struct task *t)
 
 	if (!f)
 		return OWN_NONE;
+	/* A filter at NULL is EFAULT: libseccomp probes flags so. */
 	if (!strcmp(f->name, "seccomp")) {
 		if (a[0] == SECCOMP_SET_MODE_FILTER)
-			return OWN_FILTER;
+			return a[2] ? OWN_FILTER : OWN_NONE;
 		/* With flags or an argument, EINVAL: the kernel says it. */
 		return a[0] == SECCOMP_SET_MODE_STRICT && !a[1] && !a[2] ?
 		       OWN_STRICT : OWN_NONE;
@@ -100,7 +101,7 @@ static enum own_op classify(const struct task *t)
 	if ((int)a[0] != PR_SET_SECCOMP)
 		return OWN_NONE;
 	if (a[1] == SECCOMP_MODE_FILTER)
-		return OWN_FILTER;
+		return a[2] ? OWN_FILTER : OWN_NONE;
 	return a[1] == SECCOMP_MODE_STRICT ? OWN_STRICT : OWN_NONE;
 }
 
