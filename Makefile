@@ -147,9 +147,11 @@ build/helpers/%.so: tests/helpers/preload/%.c | build/config.mk
 	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -shared -fPIC \
 		$(LDFLAGS) -o $@ $< -ldl
 
-# `make fuzz`: libFuzzer (clang) on the JSON loader and the strace table
-# reader, FUZZ_TIME seconds each.  Seeds and kept crashers are in
-# tests/fixtures/fuzz/{json,strace}; new finds land in build/fuzz/.
+# `make fuzz`: libFuzzer (clang) on the JSON loader, the strace table
+# reader, diff and --fail-if on loaded pairs (diff) and the command-line
+# value parsers (args: KEY=VALUE, sizes, -p, --duration), FUZZ_TIME
+# seconds each.  Seeds and kept crashers are in tests/fixtures/fuzz/NAME;
+# new finds land in build/fuzz/.
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -157,13 +159,18 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 FUZZ_SRCS := $(filter-out tracer/%,$(LIB_SRCS)) tracer/syscalls.c tracer/systab.c \
 	tracer/fds.c tracer/fdinfo.c
 
-build/fuzz/fuzz-json build/fuzz/fuzz-strace: tests/fuzz/fuzz-load.c $(FUZZ_SRCS) build/gen/systab.h | build/config.mk
+FUZZ_TARGETS := json strace diff args
+
+build/fuzz/fuzz-json build/fuzz/fuzz-strace: tests/fuzz/fuzz-load.c
+build/fuzz/fuzz-diff: tests/fuzz/fuzz-diff.c
+build/fuzz/fuzz-args: tests/fuzz/fuzz-args.c cli/attach.c
+$(FUZZ_TARGETS:%=build/fuzz/fuzz-%): $(FUZZ_SRCS) build/gen/systab.h | build/config.mk
 	@mkdir -p build/fuzz
 	@command -v $(FUZZ_CC) >/dev/null || sh scripts/install-fuzz-deps
 	$(QCC)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) $(if $(findstring json,$@),-DFUZZ_JSON) -o $@ $(filter %.c,$^) $(ALL_LDLIBS)
 
-fuzz: build/fuzz/fuzz-json build/fuzz/fuzz-strace
-	$(Q)for t in json strace; do \
+fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
+	$(Q)for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus-$$t && \
 		build/fuzz/fuzz-$$t -max_total_time=$(FUZZ_TIME) -max_len=16384 \
 			-artifact_prefix=build/fuzz/$$t- \
@@ -171,3 +178,15 @@ fuzz: build/fuzz/fuzz-json build/fuzz/fuzz-strace
 	done
 
 .PHONY: fuzz
+
+# `make check` replays the seeds of diff and args through the same entry
+# points, built with $(CC) and no libFuzzer (tests/fuzz/replay.c), so
+# the corpora stay valid and kept crashers stay fixed without clang.
+REPLAY_TARGETS := diff args
+REPLAY_BINS := $(REPLAY_TARGETS:%=build/tests/fuzz-%-replay)
+UNIT_BINS += $(REPLAY_BINS)
+check: $(REPLAY_BINS)
+build/tests/fuzz-args-replay: build/cli/attach.o
+build/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c build/libiotrace.a
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -DFUZZ_NAME='"$*"' $(LDFLAGS) -o $@ $(filter-out %.a,$^) build/libiotrace.a $(ALL_LDLIBS)
