@@ -190,3 +190,71 @@ build/tests/fuzz-args-replay: build/cli/attach.o
 build/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c build/libiotrace.a
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -DFUZZ_NAME='"$*"' $(LDFLAGS) -o $@ $(filter-out %.a,$^) build/libiotrace.a $(ALL_LDLIBS)
+
+# `make check-sanitize`: iotrace, libiotrace.a and the unit tests built
+# with AddressSanitizer (LeakSanitizer included) and
+# UndefinedBehaviorSanitizer in build/san/ (the plain build/ is left
+# alone; tracees, the helpers and the LD_PRELOAD shims, stay plain), then
+# the whole suite against them, the seed replays too.  Any error stops
+# the program (-fno-sanitize-recover=all, abort_on_error).  Reports go
+# to build/san/logs/, not stderr, so no test's expected output changes,
+# and any file there fails the target even where a test accepts a
+# failing exit.  disable_coredump=0: ASan would otherwise set
+# RLIMIT_CORE to 0, which every traced command inherits.
+# verify_asan_link_order=0: fault tests LD_PRELOAD shims into iotrace.
+# Leak checks: tests/sanitize/options.c.  Tests asserting the exact
+# calls of a process running iotrace's code (built-in workloads) have
+# the UNSANITIZED prerequisite (tests/lib.sh).  Cost: README.md, Testing.
+SAN_DIR := build/san
+SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer \
+	-fsanitize=address,undefined,float-cast-overflow \
+	-fno-sanitize-recover=all
+SAN_LIB_OBJS := $(LIB_SRCS:%.c=$(SAN_DIR)/%.o)
+SAN_CLI_OBJS := $(CLI_SRCS:%.c=$(SAN_DIR)/%.o)
+SAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(SAN_DIR)/tests/%) \
+	$(REPLAY_TARGETS:%=$(SAN_DIR)/tests/fuzz-%-replay)
+SAN_LOGS := $(CURDIR)/$(SAN_DIR)/logs
+SAN_ENV := IOTRACE_SANITIZED=1 \
+	ASAN_OPTIONS=abort_on_error=1:disable_coredump=0:verify_asan_link_order=0:log_path=$(SAN_LOGS)/asan \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOGS)/ubsan
+
+$(SAN_DIR)/%.o: %.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+
+# Runs as the sanitizers start: not instrumented itself.
+$(SAN_DIR)/options.o: tests/sanitize/options.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(SAN_DIR)/tracer/syscalls.o: build/gen/systab.h
+
+$(SAN_DIR)/libiotrace.a: $(SAN_LIB_OBJS)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(SAN_DIR)/iotrace: $(SAN_CLI_OBJS) $(SAN_DIR)/options.o $(SAN_DIR)/libiotrace.a
+	@echo '  LINK    $@'
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+
+$(SAN_DIR)/tests/%: tests/unit/%.c $(SAN_DIR)/options.o $(SAN_DIR)/libiotrace.a
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+
+$(SAN_DIR)/tests/fuzz-args-replay: $(SAN_DIR)/cli/attach.o
+$(SAN_DIR)/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c $(SAN_DIR)/options.o $(SAN_DIR)/libiotrace.a
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) -DFUZZ_NAME='"$*"' $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(SAN_DIR)/libiotrace.a $(ALL_LDLIBS)
+
+check-sanitize: $(SAN_DIR)/iotrace $(SAN_UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) $(PRELOAD_LIBS)
+	$(Q)rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
+	$(Q)$(SAN_ENV) IOTRACE=$(CURDIR)/$(SAN_DIR)/iotrace \
+		HELPERS=$(CURDIR)/build/helpers HELPERS32=$(CURDIR)/build/helpers32 \
+		$(PROVE) --exec '' $(SAN_UNIT_BINS) tests/t*.sh; status=$$?; \
+	for f in $(SAN_LOGS)/*; do \
+		[ -f "$$f" ] || continue; echo "== $$f"; cat "$$f"; status=1; \
+	done; \
+	[ $$status = 0 ] || echo 'check-sanitize: FAILED (reports above)' >&2; \
+	exit $$status
+
+.PHONY: check-sanitize
+-include $(SAN_LIB_OBJS:.o=.d) $(SAN_CLI_OBJS:.o=.d)

@@ -23,7 +23,7 @@ dd_counts 4K 64 262144
 dd_counts 1M 3 3145728
 dd_counts 1 1000 1000
 
-test_expect_success PTRACE 'the table holds the workload, not a loader' '
+test_expect_success PTRACE,UNSANITIZED 'the table holds the workload, not a loader' '
 	"$IOTRACE" -o table run dd bs=4K count=10 status=none &&
 	table_counts table >actual &&
 	printf "%s\n" "close 2 0" "openat 2 0" "read 10 0" "write 10 0" \
