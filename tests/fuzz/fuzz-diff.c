@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for `iotrace diff` on loaded pairs (`make fuzz`): the
- * input is a --fail-if line (expressions separated by ';', one per
+ * libFuzzer target for `iotrace diff` on loaded pairs (`make fuzz`):
+ * the input is a --fail-if line (expressions separated by ';', one per
  * --fail-if), a -S key line ('!' first: --raw-time), then BASE and NEW
- * separated by a line "====".  Each side is read as JSON when it starts with '{' after
- * blanks, as an strace -c table otherwise, as `iotrace diff` reads
- * files.  Whatever loads is compared, sorted, checked against the terms
- * that parse and rendered both ways, as cli/diff.c does; ASan and UBSan
- * watch.  tests/fuzz/replay.c runs the same entry on the seeds in
- * `make check`.
+ * separated by a line "====".  Each side is read as JSON when it
+ * starts with '{' after blanks, as an strace -c table otherwise, as
+ * `iotrace diff` reads files.  Whatever loads is compared, sorted,
+ * checked against the terms that parse and rendered both ways, as
+ * cli/diff.c does; ASan and UBSan watch.  tests/fuzz/replay.c runs the
+ * same entry on the seeds in `make check`.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,14 +34,16 @@ static int load_side(struct profile *p, const char *text, size_t len)
 static void parse_terms(struct fail_if *f, char *line)
 {
 	char bad[160], *expr, *save = NULL;
+	int err;
 
 	f->n = 0;
 	for (expr = strtok_r(line, ";", &save); expr;
 	     expr = strtok_r(NULL, ";", &save)) {
 		bad[0] = '\0';
-		if (fail_if_parse(f, expr, bad, sizeof(bad)) < 0) {
-			if (!bad[0])
-				__builtin_trap();	/* a failure says why */
+		err = fail_if_parse(f, expr, bad, sizeof(bad));
+		if (err == -EINVAL && !bad[0])
+			__builtin_trap();	/* a refusal says why */
+		if (err < 0) {
 			f->n = 0;	/* cli/diff.c stops here (exit 2) */
 			return;
 		}
