@@ -128,6 +128,8 @@ help:
 	@echo 'make            build ./iotrace (installs missing build dependencies)'
 	@echo 'make demo       build and trace dd writing 20 MiB'
 	@echo 'make check      build and run every test (prove)'
+	@echo 'make check-sanitize  the same against an ASan + UBSan build'
+	@echo 'make fuzz       libFuzzer (clang), FUZZ_TIME seconds a target'
 	@echo 'make bench      compare iotrace with strace and the untraced run'
 	@echo 'make bench-sweep  a dd sweep against GNU dd run untraced'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (default /usr/local)'
