@@ -178,9 +178,9 @@ struct uproc *unwind_proc_get(struct unwinder *u, pid_t tgid)
 	if (!victim->as)
 		return NULL;
 	/*
-	 * The space's own cache of register rules per IP (NONE measured
-	 * ~1.7x slower).  libunwind locks it with signals blocked: two
-	 * sigprocmask calls per frame, ~12 per call on a short stack; its
+	 * The space's own cache of register rules per IP (with NONE, -k
+	 * added ~2.5x as much per call).  libunwind locks it with signals
+	 * blocked: ~12 sigprocmask calls per call on a short stack; its
 	 * PER_THREAD policy did not avoid them with Debian's build.
 	 */
 	unw_set_caching_policy(victim->as, UNW_CACHE_GLOBAL);
