@@ -20,12 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "tracer/tracer-int.h"
+#include "tracer/unwind.h"
 
 /*
  * The thread group of tid from /proc/TID/status (Tgid: is its fourth
@@ -88,8 +90,28 @@ static void emit(struct loop *l, struct task *t, int64_t ret,
 	ev.entry_ns = t->entry_ns;
 	ev.exit_ns = now;
 	ev.file_id = TRACER_ID_NONE;
-	ev.stack_id = TRACER_ID_NONE;
+	ev.stack_id = flags & EVF_HIDDEN ? TRACER_ID_NONE : t->stack_id;
 	l->sink->syscall(l->sink->ctx, &ev);
+}
+
+/*
+ * -k: the stack of a traced call, unwound at its entry; its time starts
+ * once the unwinding is done, so -k does not lengthen it.  A call that
+ * may map code makes the process's map cache stale.
+ */
+static uint64_t entry_stack(struct loop *l, struct task *t, uint8_t act,
+			    const uint64_t *args, uint64_t now)
+{
+	t->stack_id = TRACER_ID_NONE;
+	if (!l->unwind)
+		return now;
+	if ((act & ACT_MAPS) && (args[2] & PROT_EXEC))
+		unwinder_maps_changed(l->unwind, task_tgid(t));
+	if (!(act & (ACT_TIME | ACT_COUNT)))
+		return now;
+	t->stack_id = unwinder_stack(l->unwind, t->tid, task_tgid(t),
+				     t->arch, t->nr);
+	return mono_ns();
 }
 
 /* Entry (or seccomp) stop of a call whose action is act. */
@@ -101,6 +123,7 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 	t->nr = (int)nr;
 	t->act = act;
 	memcpy(t->args, args, sizeof(t->args));
+	now = entry_stack(l, t, act, args, now);
 	t->entry_ns = now;
 	if (l->pin.active)
 		pin_at_entry(&l->pin, t->tid, arch, (int)nr);
@@ -280,6 +303,7 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 		break;
 	case PTRACE_EVENT_EXEC:
 		on_exec(l, tid);
+		unwinder_maps_changed(l->unwind, tid);
 		t = task_find(&l->tasks, tid);
 		resume(l, tid, t && t->in_syscall, 0);
 		break;
@@ -299,6 +323,11 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 
 static void on_gone(struct loop *l, pid_t tid, int status)
 {
+	struct task *t = task_find(&l->tasks, tid);
+
+	/* A process's leader gone: its map cache goes. */
+	if (l->unwind && t && t->tgid == tid)
+		unwinder_forget(l->unwind, tid);
 	if (tid == l->leader) {
 		tracer_leader_reaped();	/* its pid is free for anyone now */
 		l->res->status = status;

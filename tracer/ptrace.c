@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "tracer/tracer-int.h"
+#include "tracer/unwind.h"
 
 static const struct ptrace_target *const ptrace_targets[TARGET_NKINDS] = {
 	[TARGET_COMMAND] = &spawn_target,
@@ -118,6 +119,14 @@ int ptrace_run_target(const struct ptrace_target *pt,
 	err = plan_build(&l.plan, opts);
 	if (err < 0)
 		return err;
+	if (opts->stacks) {
+		l.unwind = unwinder_new(opts->stacks, opts->stack_depth,
+					opts->stack_sample);
+		if (!l.unwind) {
+			err = -ENOMEM;
+			goto out_plan;
+		}
+	}
 	if (opts->pin && pt->from_birth)
 		pin_start(&l.pin);
 	children_cpu(&before);
@@ -138,6 +147,8 @@ int ptrace_run_target(const struct ptrace_target *pt,
 out_unpin:
 	if (l.pin.active)
 		pin_end(&l.pin, 0, 0);
+	unwinder_free(l.unwind);
+out_plan:
 	plan_release(&l.plan);
 	task_table_release(&l.tasks);
 	return err;

@@ -14,6 +14,8 @@
 #include <time.h>
 #include "tracer/tracer.h"
 
+struct unwinder;
+
 /* SIGTERM or SIGHUP received by iotrace while tracing; 0 if none. */
 extern volatile sig_atomic_t tracer_fatal_signal;
 /*
@@ -42,6 +44,9 @@ enum {
 				   so the child is followed (clone.c) */
 	ACT_SECCOMP = 64,	/* seen at entry: may give the task a seccomp
 				   filter or strict mode (ownfilter.c) */
+	ACT_MAPS = 128,		/* -k, seen at entry: may map code, so the
+				   process's map cache is read again
+				   (unwind.c) */
 };
 
 /*
@@ -145,6 +150,7 @@ struct task {
 				   stop (PTRACE_SYSCALL): a seccomp stop of
 				   the same call is not a second entry */
 	bool strict;		/* in strict mode, as iotrace emulates it */
+	uint32_t stack_id;	/* -k: the current call's stack, or NONE */
 };
 
 struct task_table {
@@ -184,6 +190,7 @@ struct loop {
 	struct plan plan;
 	struct pin pin;
 	struct task_table tasks;
+	struct unwinder *unwind;	/* -k (unwind.h); NULL: none */
 	pid_t leader;		/* the first process: its status is the run's */
 	bool ending;		/* told to stop: target->end() ran */
 	bool own_filters;	/* a task has a seccomp filter or strict mode
