@@ -105,10 +105,16 @@ build/config.mk: scripts/configure Makefile
 demo: iotrace
 	./iotrace -- dd if=/dev/zero of=build/demo.out bs=1024 count=20480
 
-check: iotrace $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS)
+check: iotrace $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) test-deps
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers \
 		HELPERS32=$(CURDIR)/build/helpers32 \
 		$(PROVE) --exec '' $(UNIT_BINS) tests/t*.sh
+
+# What only the tests need (go, for pprof), installed once; where it
+# cannot be (not root), the tests that need it are skipped, saying why.
+test-deps:
+	@command -v go >/dev/null 2>&1 || sh scripts/install-deps --tests || true
+.PHONY: test-deps
 
 bench: iotrace $(HELPER_BINS)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/bench.sh
@@ -268,7 +274,7 @@ $(SAN_DIR)/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c $(SAN_DI
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) -DFUZZ_NAME='"$*"' $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(SAN_DIR)/libiotrace.a $(ALL_LDLIBS)
 
-check-sanitize: $(SAN_DIR)/iotrace $(SAN_UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) $(PRELOAD_LIBS)
+check-sanitize: $(SAN_DIR)/iotrace $(SAN_UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) $(PRELOAD_LIBS) test-deps
 	$(Q)rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
 	$(Q)$(SAN_ENV) IOTRACE=$(CURDIR)/$(SAN_DIR)/iotrace \
 		HELPERS=$(CURDIR)/build/helpers HELPERS32=$(CURDIR)/build/helpers32 \
