@@ -109,6 +109,9 @@ static uint64_t entry_stack(struct loop *l, struct task *t, uint8_t act,
 		unwinder_maps_changed(l->unwind, task_tgid(t));
 	if (!(act & (ACT_TIME | ACT_COUNT)))
 		return now;
+	/* The execve that starts a command is made by iotrace's code. */
+	if (l->leader_iotrace && t->tid == l->leader)
+		return now;
 	t->stack_id = unwinder_stack(l->unwind, t->tid, task_tgid(t),
 				     t->arch, t->nr);
 	return mono_ns();
@@ -304,6 +307,8 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	case PTRACE_EVENT_EXEC:
 		on_exec(l, tid);
 		unwinder_maps_changed(l->unwind, tid);
+		if (tid == l->leader)
+			l->leader_iotrace = false;
 		t = task_find(&l->tasks, tid);
 		resume(l, tid, t && t->in_syscall, 0);
 		break;

@@ -192,6 +192,9 @@ struct loop {
 	struct task_table tasks;
 	struct unwinder *unwind;	/* -k (unwind.h); NULL: none */
 	pid_t leader;		/* the first process: its status is the run's */
+	bool leader_iotrace;	/* the leader still runs iotrace's code, up
+				   to the execve of a spawned command: -k's
+				   stacks there are iotrace's, not shown */
 	bool ending;		/* told to stop: target->end() ran */
 	bool own_filters;	/* a task has a seccomp filter or strict mode
 				   of its own: every task stops at every

@@ -240,9 +240,10 @@ static void print_syscall(FILE *f, const struct profile *p,
 	char name[PROFILE_ROW_LABEL_MAX], calls[32];
 
 	n = merge_sites(b, v, n, sites, o);
-	fprintf(f, "%s  %s calls, %.6f s", profile_row_label(r, name,
-								 sizeof(name)),
+	fprintf(f, "%s  %s %s, %.6f s", profile_row_label(r, name,
+								sizeof(name)),
 		fmt_thousands(calls, sizeof(calls), r->calls),
+		r->calls == 1 ? "call" : "calls",
 		(double)row_time(r, o) / 1e9);
 	if (scale > 1)
 		fprintf(f, " (stacks of 1 call in %llu, scaled: ~)",
@@ -252,19 +253,22 @@ static void print_syscall(FILE *f, const struct profile *p,
 		/* Scaled up, a site made at most the syscall's calls. */
 		scaled = sites[i].calls * scale < r->calls ?
 			 sites[i].calls * scale : r->calls;
-		fprintf(f, "  %5.1f%% %s%10s calls  %.6f s  ",
+		fprintf(f, "  %5.1f%% %s%10s %-5s  %.6f s  ",
 			r->calls ? 100.0 * (double)scaled / (double)r->calls :
 				   0.0,
 			scale > 1 ? "~" : " ",
 			fmt_thousands(calls, sizeof(calls), scaled),
+			scaled == 1 ? "call" : "calls",
 			(double)sites[i].time_ns * (double)scale / 1e9);
 		print_frames(f, &sites[i]);
 	}
 	for (; i < n; i++)
 		rest += sites[i].calls * scale;
 	if (n > k)
-		fprintf(f, "  (%zu more call sites: %s calls)\n", n - k,
-			fmt_thousands(calls, sizeof(calls), rest));
+		fprintf(f, "  (%zu more call site%s: %s call%s)\n", n - k,
+			n - k == 1 ? "" : "s",
+			fmt_thousands(calls, sizeof(calls), rest),
+			rest == 1 ? "" : "s");
 }
 
 /* Most time first, then most calls: the syscalls worth a list. */
