@@ -29,35 +29,12 @@
 #include "tracer/tracer-int.h"
 #include "tracer/unwind.h"
 
-/*
- * The thread group of tid from /proc/TID/status (Tgid: is its fourth
- * line; a newline in the name is escaped there).  Used at most once per
- * task, for one whose parent's clone event has not been seen yet.  tid
- * itself when /proc cannot say.
- */
-static pid_t tgid_from_proc(pid_t tid)
-{
-	char path[32], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return tid;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return tid;
-	buf[n] = '\0';
-	p = strstr(buf, "\nTgid:");
-	return p ? (pid_t)strtol(p + 6, NULL, 10) : tid;
-}
-
 static pid_t task_tgid(struct task *t)
 {
+	/* At most once per task, for one whose parent's clone event has
+	   not been seen yet; tid itself when /proc cannot say. */
 	if (!t->tgid)
-		t->tgid = tgid_from_proc(t->tid);
+		t->tgid = (pid_t)task_status_field(t->tid, "Tgid", t->tid);
 	return t->tgid;
 }
 

@@ -165,6 +165,8 @@ void task_table_release(struct task_table *tt);
 struct task *task_get(struct task_table *tt, pid_t tid);
 struct task *task_find(struct task_table *tt, pid_t tid);
 void task_del(struct task_table *tt, pid_t tid);
+/* Number field of /proc/TID/status ("Tgid"), or missing. */
+long task_status_field(pid_t tid, const char *field, long missing);
 
 /* --- the ptrace engine (ptrace.c) --- */
 
