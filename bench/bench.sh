@@ -12,6 +12,7 @@
 # untraced runs of --baseline.  Prints three tables, checks the targets,
 # writes bench/results/latest.json.
 set -eu
+. "$(dirname "$0")/lib.sh"
 : "${IOTRACE:?}" "${HELPERS:?}"
 REPS=${REPS:-5}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,8 +21,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/iotrace-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 cd "$work"
-
-now_ns() { date +%s%N; }
 
 # Workloads: name and command, run as is (no shell in between: a shell
 # would be one more process, and change what is measured); the pipeline
@@ -42,30 +41,10 @@ iotrace-count-only|$IOTRACE --count-only -o $work/i.txt --
 iotrace-write|$IOTRACE -e trace=write -o $work/i.txt --
 iotrace-openat|$IOTRACE -e trace=openat -o $work/i.txt --"
 
-run_one() { # prefix command -> prints wall ns
-	t0=$(now_ns)
-	# shellcheck disable=SC2086
-	$1 $2 >/dev/null 2>&1 || true
-	echo $(($(now_ns) - t0))
-}
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "iotrace bench: $REPS interleaved rounds on $(nproc) CPUs, $(uname -r)"
 echo "part 1: wall time, median of $REPS (ratios are what to compare)"
-: >walls
-round=1
-while [ $round -le "$REPS" ]; do
-	echo "$workloads" | while IFS='|' read -r wname wcmd; do
-		echo "$modes" | while IFS='|' read -r mname mprefix; do
-			echo "$wname $mname $(run_one "$mprefix" "$wcmd")" >>walls
-		done
-	done
-	round=$((round + 1))
-done
-
-wall_of() { awk -v w="$1" -v m="$2" '$1 == w && $2 == m { print $3 }' walls | median; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
+interleave "$workloads" "$modes"
 
 printf '%-10s %-20s %10s %12s %12s\n' workload mode "wall s" "/untraced" "/strace -c"
 : >part1.json

@@ -9,6 +9,7 @@
 # peak RSS on a long run (RSS_CALLS one-byte writes, /usr/bin/time):
 # the caches are bounded, so it must not grow with the calls.
 set -eu
+. "$(dirname "$0")/lib.sh"
 : "${IOTRACE:?}" "${HELPERS:?}"
 REPS=${REPS:-5}
 CALLS=${CALLS:-3000}
@@ -16,9 +17,6 @@ RSS_CALLS=${RSS_CALLS:-1000000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/iotrace-stacks.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-
-now_ns() { date +%s%N; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # Calls each workload makes: what iotrace's table counts of writes and
 # reads is not needed; the loops' own counts are (dd: reads + writes).
@@ -29,25 +27,7 @@ iotrace|$IOTRACE -o $work/i.txt --
 iotrace-k|$IOTRACE -k -o $work/i.txt --
 strace-k|strace -f -k -o $work/s.txt"
 
-run_one() { # prefix command -> wall ns
-	t0=$(now_ns)
-	# shellcheck disable=SC2086
-	$1 $2 >/dev/null 2>&1 || true
-	echo $(($(now_ns) - t0))
-}
-
-: >walls
-round=1
-while [ "$round" -le "$REPS" ]; do
-	echo "$workloads" | while IFS='|' read -r wname calls wcmd; do
-		echo "$modes" | while IFS='|' read -r mname mprefix; do
-			echo "$wname $mname $(run_one "$mprefix" "$wcmd")" >>walls
-		done
-	done
-	round=$((round + 1))
-done
-
-wall_of() { awk -v w="$1" -v m="$2" '$1 == w && $2 == m { print $3 }' walls | median; }
+interleave "$workloads" "$modes"
 
 echo "part 4: -k per call against strace -f -k, $CALLS-call loops, median of $REPS"
 printf '%-10s %-10s %10s %14s\n' workload mode "wall s" "us/call added"

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+# Shared by the bench/ scripts (sourced): clocks, medians, and the
+# interleaved rounds every comparison is made of (A B C A B C ...: only
+# ratios measured side by side are compared, as machines drift).
+
+now_ns() { date +%s%N; }
+
+# The median of the numbers on stdin, one per line.
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# a / b to two decimals, 0 when b is 0.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
+
+run_one() { # prefix command -> prints wall ns
+	t0=$(now_ns)
+	# shellcheck disable=SC2086
+	$1 $2 >/dev/null 2>&1 || true
+	echo $(($(now_ns) - t0))
+}
+
+# interleave WORKLOADS MODES: REPS rounds of every workload under every
+# mode into ./walls as "workload mode ns" lines.  A workload line is
+# "name|...|command" (its first field names it, its last is run), a mode
+# line "name|prefix".
+interleave() {
+	: >walls
+	round=1
+	while [ "$round" -le "$REPS" ]; do
+		echo "$1" | while IFS= read -r wline; do
+			echo "$2" | while IFS='|' read -r mname mprefix; do
+				echo "${wline%%|*} $mname $(run_one "$mprefix" \
+					"${wline##*|}")" >>walls
+			done
+		done
+		round=$((round + 1))
+	done
+}
+
+# The median wall of workload $1 under mode $2, from ./walls.
+wall_of() { awk -v w="$1" -v m="$2" '$1 == w && $2 == m { print $3 }' walls | median; }
