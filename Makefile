@@ -51,7 +51,15 @@ ifeq ($(HAVE_M32),yes)
 HELPER32_BINS := $(HELPER_SRCS:tests/helpers/%.c=build/helpers32/%)
 endif
 
-all: iotrace
+all: iotrace build/iotrace-agent.so
+
+# The agent engine's in-process agent (agent/agent.c): a plain shared
+# object, no project code, found beside iotrace or in build/.  No RELRO:
+# the loader's mprotect for it would be one more call to hide.
+build/iotrace-agent.so: agent/agent.c agent/agent-abi.h | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -I. -D_GNU_SOURCE -std=gnu11 -Wall -Wextra -Werror $(CFLAGS) \
+		-fPIC -shared -fvisibility=hidden -Wl,-z,norelro $(LDFLAGS) -o $@ $<
 
 iotrace: $(CLI_OBJS) build/libiotrace.a
 	@echo '  LINK    $@'
@@ -96,24 +104,26 @@ build/config.mk: scripts/configure
 demo: iotrace
 	./iotrace -- dd if=/dev/zero of=build/demo.out bs=1024 count=20480
 
-check: iotrace $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS)
+check: iotrace build/iotrace-agent.so $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers \
 		HELPERS32=$(CURDIR)/build/helpers32 \
 		$(PROVE) --exec '' $(UNIT_BINS) tests/t*.sh
 
-bench: iotrace $(HELPER_BINS)
+bench: iotrace build/iotrace-agent.so $(HELPER_BINS)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/bench.sh
 
 bench-sweep: iotrace
 	$(Q)IOTRACE=$(CURDIR)/iotrace sh bench/sweep-dd.sh
 
-install: iotrace
+install: iotrace build/iotrace-agent.so
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 iotrace $(DESTDIR)$(BINDIR)/iotrace
+	install -m 644 build/iotrace-agent.so $(DESTDIR)$(BINDIR)/iotrace-agent.so
 	install -m 644 iotrace.1 $(DESTDIR)$(MANDIR)/man1/iotrace.1
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/iotrace $(DESTDIR)$(MANDIR)/man1/iotrace.1
+	rm -f $(DESTDIR)$(BINDIR)/iotrace $(DESTDIR)$(BINDIR)/iotrace-agent.so \
+		$(DESTDIR)$(MANDIR)/man1/iotrace.1
 
 style:
 	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) */*.h reports/*/*.h

@@ -23,6 +23,13 @@ static void on_syscall(void *ctx, const struct tracer_event *ev)
 	profile_add_files(s->p, s->fds, ev);
 }
 
+static void on_aggregate(void *ctx, const struct tracer_aggregate *a)
+{
+	struct sink_ctx *s = ctx;
+
+	profile_add_aggregate(s->p, a);
+}
+
 int exit_status_of(const struct profile *p)
 {
 	if (p->exit.fatal_signal)
@@ -82,6 +89,16 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 	static int said;
 	const char *why;
 
+	if (o->engine_auto &&
+	    o->engine->probe(&o->tracer, target))
+		o->engine = tracer_engine_find("ptrace");
+	if (strcmp(o->engine->name, "ptrace")) {
+		why = o->engine->probe(&o->tracer, target);
+		if (why)
+			return error("cannot trace '%s' with the %s engine: "
+				     "%s", what, o->engine->name, why);
+		return 0;
+	}
 	o->tracer.seccomp = !o->no_seccomp;
 	o->seccomp_why_not = o->no_seccomp ? "--no-seccomp" : NULL;
 	why = o->engine->probe(&o->tracer, target);
@@ -173,7 +190,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 		  int argc, char **argv, struct profile *p)
 {
 	struct sink_ctx sctx;
-	struct tracer_sink sink = { on_syscall, &sctx };
+	struct tracer_sink sink = { on_syscall, &sctx, on_aggregate };
 	struct tracer_calibration calib;
 	struct tracer_result res;
 	int err;
@@ -195,6 +212,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	fd_cache_free(sctx.fds);
 	snprintf(p->engine, sizeof(p->engine), "%s",
 		 res.engine ? res.engine : "");
+	profile_set_engines(p, &res.use);
 	if (err < 0 && !res.exited)
 		return error("cannot trace '%s': %s", argv[0], strerror(-err));
 	if (err < 0)

@@ -67,6 +67,10 @@ static void resume(struct loop *l, pid_t tid, bool in_syscall, int sig)
 {
 	int req = in_syscall || !l->plan.bpf ? PTRACE_SYSCALL : PTRACE_CONT;
 
+	/* The agent engine's filter stops at markers only. */
+	if (l->agent && req == PTRACE_CONT && !agent_runs_free(l, tid))
+		req = PTRACE_SYSCALL;
+
 	/* ESRCH: the task was killed meanwhile; its exit is reported later. */
 	ptrace(req, tid, 0L, (long)sig);
 }
@@ -135,6 +139,8 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, (void *)sizeof(info),
 		   &info) <= 0)
 		return;
+	if (l->agent && agent_syscall_stop(l, t, &info))
+		return;
 	switch (info.op) {
 	case PTRACE_SYSCALL_INFO_ENTRY:
 		act = plan_action(&l->plan, info.arch, (int)info.entry.nr);
@@ -148,6 +154,8 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 		break;
 	case PTRACE_SYSCALL_INFO_EXIT:
 		on_exit_stop(l, t, info.exit.rval, now);
+		if (l->agent)
+			agent_after_exit(l, t, info.exit.rval);
 		break;
 	}
 }
@@ -230,6 +238,8 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	pid_t tid = t->tid;	/* on_exec() may move the table under t */
 	bool in_syscall;
 
+	if (l->agent)
+		agent_any_stop(l, t);
 	if (sig == (SIGTRAP | 0x80) || event == PTRACE_EVENT_SECCOMP) {
 		on_syscall_stop(l, t, now);
 		resume(l, tid, t->in_syscall, 0);
@@ -250,6 +260,8 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	case PTRACE_EVENT_EXEC:
 		on_exec(l, tid);
 		t = task_find(&l->tasks, tid);
+		if (l->agent && t)
+			agent_exec(l, t);
 		resume(l, tid, t && t->in_syscall, 0);
 		break;
 	case PTRACE_EVENT_FORK:
@@ -258,6 +270,8 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 		/* The child reports its own first stop. */
 		in_syscall = t->in_syscall;
 		on_new_task(l, t);	/* t is stale after it */
+		if (l->agent)
+			agent_new_task(l, tid);
 		resume(l, tid, in_syscall, 0);
 		break;
 	default:
@@ -273,6 +287,8 @@ static void on_gone(struct loop *l, pid_t tid, int status)
 		l->res->status = status;
 		l->res->exited = true;
 	}
+	if (l->agent && task_find(&l->tasks, tid))
+		agent_gone(l, task_find(&l->tasks, tid));
 	task_del(&l->tasks, tid);
 }
 

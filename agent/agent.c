@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process agent (build/iotrace-agent.so): loaded into a traced
+ * program with LD_PRELOAD by the agent engine (tracer/agent.c), it turns
+ * on Syscall User Dispatch for the program and receives every syscall as
+ * SIGSYS.  The handler issues the call itself from the agent's own code
+ * region (the one range dispatch lets through), times it with the vDSO's
+ * CLOCK_MONOTONIC and adds it to counters shared with iotrace
+ * (agent-abi.h): no stop and no extra syscall per call.  ptrace stays in
+ * charge of the rest (forks, threads, execs, signals); the agent tells it
+ * what it does with marker calls.
+ *
+ * What the program must not notice: LD_PRELOAD and IOTRACE_AGENT are
+ * taken out of its environment (and put back into every execve's); the
+ * shared counters leave no descriptor open; SIGSYS stays its own: a
+ * program that ignores or blocks SIGSYS at start, installs a SIGSYS
+ * handler or a seccomp filter, or uses dispatch itself, is handed back to
+ * ptrace (a fallback marker) before that changes anything; a SIGSYS it
+ * blocks later is blocked virtually (the agent's own never is), and one
+ * in a handler's sa_mask is left out of the mask the kernel gets.
+ *
+ * Calls the handler cannot issue itself (fork, vfork, clone, clone3: the
+ * child would return into the handler's frame, on another stack or none)
+ * are run by the program natively under ptrace, which arms the task
+ * again at their exit and arms every new task.  Only the native x86_64
+ * personality; no libc call that could make a syscall from the handler.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include "agent/agent-abi.h"
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH 59
+#endif
+#define SUD_ON 1
+#define SYS_USER_DISPATCH_CODE 2	/* si_code of a dispatched call */
+#define SIGSYS_BIT (1ull << (SIGSYS - 1))
+#define ENV_MAX 4096			/* longest variable carried */
+
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+/*
+ * The code region: every syscall the agent makes is the one instruction
+ * in agent_sys6 or agent_sigreturn, so dispatch lets them through and
+ * iotrace knows them for the agent's (HELLO names the range).
+ */
+long agent_sys6(long nr, long a, long b, long c, long d, long e, long f);
+extern const char agent_region_start[], agent_region_end[];
+extern const char agent_sigreturn[];
+__asm__(".pushsection .text.iotrace_agent,\"ax\",@progbits\n"
+	".globl agent_region_start\n.hidden agent_region_start\n"
+	"agent_region_start:\n"
+	".globl agent_sys6\n.hidden agent_sys6\n"
+	".type agent_sys6,@function\n"
+	"agent_sys6:\n"
+	"	mov %rdi, %rax\n"
+	"	mov %rsi, %rdi\n"
+	"	mov %rdx, %rsi\n"
+	"	mov %rcx, %rdx\n"
+	"	mov %r8, %r10\n"
+	"	mov %r9, %r8\n"
+	"	mov 8(%rsp), %r9\n"
+	"	syscall\n"
+	"	ret\n"
+	/* Our SIGSYS handler's restorer, and where a program's own
+	   rt_sigreturn is issued from (its frame where it was). */
+	".globl agent_sigreturn\n.hidden agent_sigreturn\n"
+	"agent_sigreturn:\n"
+	"	mov $15, %eax\n"
+	"	syscall\n"
+	"	hlt\n"
+	".globl agent_region_end\n.hidden agent_region_end\n"
+	"agent_region_end:\n"
+	".popsection\n");
+
+#define sys0(nr) agent_sys6((nr), 0, 0, 0, 0, 0, 0)
+#define sys3(nr, a, b, c) \
+	agent_sys6((nr), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define mark(op, a, b) \
+	agent_sys6(SYS_getpid, (long)AGENT_MAGIC, (op), (long)(a), \
+		   (long)(b), 0, 0)
+
+/* The kernel's struct sigaction for rt_sigaction (x86_64). */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+static struct agent_shm *shm;
+static char preload_env[ENV_MAX];	/* "LD_PRELOAD=agent[:theirs]" */
+static size_t agent_path_len;		/* of the agent's path in it */
+static char shm_env[ENV_MAX];		/* "IOTRACE_AGENT=path" */
+static struct ksigaction sigsys_orig;	/* what the program would see */
+static uint8_t mask_has_sigsys[65];	/* per signal: its handler's
+					   sa_mask had SIGSYS */
+static TLS int in_clock;		/* nested: our own clock's call */
+static TLS int sigsys_vblocked;		/* the program blocked SIGSYS */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	in_clock = 1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	in_clock = 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void add(uint64_t *p, uint64_t n)
+{
+	__atomic_fetch_add(p, n, __ATOMIC_RELAXED);
+}
+
+static void keep_min(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while ((!cur || v < cur) &&
+	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+static void keep_max(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (v > cur &&
+	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+static void add_errno(struct agent_row *r, uint64_t err)
+{
+	uint64_t cur;
+	int i;
+
+	add(&r->errors, 1);
+	for (i = 0; i < AGENT_ERRNO_SLOTS; i++) {
+		cur = __atomic_load_n(&r->errnos[i][0], __ATOMIC_RELAXED);
+		if (!cur && __atomic_compare_exchange_n(&r->errnos[i][0], &cur,
+				err, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			cur = err;
+		if (cur == err) {
+			add(&r->errnos[i][1], 1);
+			return;
+		}
+	}
+	add(&r->errno_other, 1);
+}
+
+/* A timed call's result: errors, time, bytes (calls counted apart). */
+static void account(int nr, long ret, uint64_t ns, const greg_t *g)
+{
+	static const int argreg[6] = { REG_RDI, REG_RSI, REG_RDX, REG_R10,
+				       REG_R8, REG_R9 };
+	struct agent_row *r = &shm->rows[nr];
+	int size = shm->size_arg[nr];
+	unsigned b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
+
+	add(&r->timed, 1);
+	add(&r->time_ns, ns);
+	keep_min(&r->min_ns, ns ? ns : 1);
+	keep_max(&r->max_ns, ns);
+	add(&r->hist[b < AGENT_HIST_BUCKETS ? b : AGENT_HIST_BUCKETS - 1], 1);
+	if (ret < 0 && ret >= -4095) {
+		add_errno(r, (uint64_t)-ret);
+		return;
+	}
+	if (size < 0)
+		return;
+	add(&r->bytes_done, (uint64_t)ret);
+	if (size < 6) {
+		add(&r->bytes_req, (uint64_t)g[argreg[size]]);
+		if ((uint64_t)ret < (uint64_t)g[argreg[size]])
+			add(&r->short_calls, 1);
+	}
+}
+
+static long issue(const greg_t *g)
+{
+	return agent_sys6(g[REG_RAX], g[REG_RDI], g[REG_RSI], g[REG_RDX],
+			  g[REG_R10], g[REG_R8], g[REG_R9]);
+}
+
+/* The ordinary case: issue the call as the program made it. */
+static void generic(int nr, greg_t *g)
+{
+	uint8_t act = shm->act[nr];
+	uint64_t t0, t1;
+	long ret;
+
+	if (act == AGENT_ACT_SKIP) {
+		g[REG_RAX] = issue(g);
+		return;
+	}
+	add(&shm->rows[nr].calls, 1);
+	if (act == AGENT_ACT_COUNT) {
+		g[REG_RAX] = issue(g);
+		return;
+	}
+	t0 = now_ns();
+	ret = issue(g);
+	t1 = now_ns();
+	g[REG_RAX] = ret;
+	account(nr, ret, t1 - t0, g);
+}
+
+/*
+ * rt_sigprocmask: SIGSYS is never really blocked (a dispatched call
+ * would then kill the program); the program's wish is kept per thread
+ * and shown in the old set it reads back.
+ */
+static void sigprocmask_call(greg_t *g)
+{
+	uint64_t *set = (uint64_t *)g[REG_RSI], *old = (uint64_t *)g[REG_RDX];
+	uint64_t copy;
+	int how = (int)g[REG_RDI], was = sigsys_vblocked, now = was;
+
+	if (set && g[REG_R10] == 8) {
+		copy = *set;
+		if (copy & SIGSYS_BIT)
+			now = how != SIG_UNBLOCK;
+		else if (how == SIG_SETMASK)
+			now = 0;
+		if (how != SIG_UNBLOCK)
+			copy &= ~SIGSYS_BIT;
+		g[REG_RSI] = (greg_t)&copy;
+	}
+	generic(SYS_rt_sigprocmask, g);
+	g[REG_RSI] = (greg_t)set;
+	if (g[REG_RAX] != 0)
+		return;
+	sigsys_vblocked = now;
+	if (old && was)
+		*old |= SIGSYS_BIT;
+}
+
+/*
+ * rt_sigaction: SIGSYS itself is the program's own business (back to
+ * ptrace); another signal's handler gets SIGSYS left out of its sa_mask,
+ * shown again when the program reads the action back.  A query of SIGSYS
+ * answers what the program had before the agent.  Returns false when the
+ * program must run the call natively (after a fallback).
+ */
+static bool sigaction_call(greg_t *g)
+{
+	int sig = (int)g[REG_RDI];
+	struct ksigaction *act = (struct ksigaction *)g[REG_RSI];
+	struct ksigaction *old = (struct ksigaction *)g[REG_RDX], copy;
+	uint8_t had;
+
+	if (sig == SIGSYS && act) {
+		mark(AGENT_OP_FALLBACK, AGENT_WHY_SIGSYS_HANDLER, 1);
+		return false;
+	}
+	if (sig == SIGSYS || sig <= 0 || sig > 64 || g[REG_R10] != 8) {
+		generic(SYS_rt_sigaction, g);
+		if (sig == SIGSYS && old && g[REG_RAX] == 0)
+			*old = sigsys_orig;
+		return true;
+	}
+	had = mask_has_sigsys[sig];
+	if (act) {
+		copy = *act;
+		copy.mask &= ~SIGSYS_BIT;
+		g[REG_RSI] = (greg_t)&copy;
+	}
+	generic(SYS_rt_sigaction, g);
+	g[REG_RSI] = (greg_t)act;
+	if (g[REG_RAX] != 0)
+		return true;
+	if (act)
+		mask_has_sigsys[sig] = (act->mask & SIGSYS_BIT) != 0;
+	if (old && had)
+		old->mask |= SIGSYS_BIT;
+	return true;
+}
+
+/* Whether path is a program the agent can be preloaded into. */
+static bool preloadable(const char *path)
+{
+	unsigned char h[sizeof(Elf64_Ehdr)];
+	long fd, n;
+
+	fd = agent_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC,
+			0, 0, 0);
+	if (fd < 0)
+		return true;	/* execve will say why */
+	n = sys3(SYS_read, fd, h, sizeof(h));
+	sys3(SYS_close, fd, 0, 0);
+	if (n >= 2 && h[0] == '#' && h[1] == '!')
+		return true;
+	if (n < (long)sizeof(h) || memcmp(h, ELFMAG, SELFMAG))
+		return true;
+	return h[EI_CLASS] == ELFCLASS64 &&
+	       ((Elf64_Ehdr *)h)->e_machine == EM_X86_64;
+}
+
+static bool named(const char *var, const char *name, size_t len)
+{
+	return !strncmp(var, name, len) && var[len] == '=';
+}
+
+/*
+ * The environment execve passes on, in out (room for n + 3): the
+ * program's, with LD_PRELOAD and IOTRACE_AGENT as the agent needs them
+ * (the program's own LD_PRELOAD after the agent's).
+ */
+static void carry_env(char *const *envp, char **out, char *buf, bool load)
+{
+	const char *theirs = NULL;
+	size_t n = 0;
+
+	for (; envp && *envp; envp++) {
+		if (named(*envp, "LD_PRELOAD", 10))
+			theirs = *envp + 11;
+		else if (!named(*envp, AGENT_ENV, sizeof(AGENT_ENV) - 1))
+			out[n++] = *envp;
+	}
+	if (load) {
+		memcpy(buf, preload_env, 11 + agent_path_len);
+		buf[11 + agent_path_len] = '\0';
+		if (theirs && *theirs &&
+		    11 + agent_path_len + 1 + strlen(theirs) < ENV_MAX) {
+			buf[11 + agent_path_len] = ':';
+			memcpy(buf + 12 + agent_path_len, theirs,
+			       strlen(theirs) + 1);
+		}
+		out[n++] = buf;
+		out[n++] = shm_env;
+	} else if (theirs) {
+		out[n++] = (char *)theirs - 11;
+	}
+	out[n] = NULL;
+}
+
+/* execve and execveat: counted before (on success nothing comes back). */
+static void exec_call(int nr, greg_t *g)
+{
+	int envreg = nr == SYS_execve ? REG_RDX : REG_R10;
+	char *const *envp = (char *const *)g[envreg];
+	bool load = nr != SYS_execve || preloadable((const char *)g[REG_RDI]);
+	char buf[ENV_MAX];
+	size_t n = 0;
+
+	while (envp && envp[n])
+		n++;
+	if (n > 65536) {	/* too many to copy on the stack: as is */
+		generic(nr, g);
+		return;
+	}
+	{
+		char *out[n + 3];
+
+		carry_env(envp, out, buf, load);
+		g[envreg] = (greg_t)out;
+		generic(nr, g);
+		g[envreg] = (greg_t)envp;
+	}
+}
+
+/* Calls the program runs itself, traced by ptrace (see the top). */
+static bool native_call(int nr)
+{
+	return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork ||
+	       nr == SYS_vfork;
+}
+
+/*
+ * Calls after which the agent cannot stay: a seccomp filter of the
+ * program's (its traps are SIGSYS too), its own dispatch.  The marker
+ * hands the process back to ptrace; the program then runs the call.
+ */
+static bool falls_back(int nr, const greg_t *g)
+{
+	if (nr == SYS_seccomp ||
+	    (nr == SYS_prctl && g[REG_RDI] == PR_SET_SECCOMP)) {
+		mark(AGENT_OP_FALLBACK, AGENT_WHY_SECCOMP, 1);
+		return true;
+	}
+	if (nr == SYS_prctl && g[REG_RDI] == PR_SET_SYSCALL_USER_DISPATCH) {
+		mark(AGENT_OP_FALLBACK, AGENT_WHY_SUD, 0);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A SIGSYS that is not a dispatched call (kill -SYS, a seccomp trap): it
+ * does what it would do untraced, the default action (a handler of the
+ * program's would have handed the program back to ptrace).
+ */
+static void foreign_sigsys(void)
+{
+	struct ksigaction dfl = { SIG_DFL, 0, NULL, 0 };
+	long tid = sys0(SYS_gettid);
+
+	agent_sys6(SYS_rt_sigaction, SIGSYS, (long)&dfl, 0, 8, 0, 0);
+	sys3(SYS_tgkill, sys0(SYS_getpid), tid, SIGSYS);
+}
+
+static void on_sigsys(int sig, siginfo_t *si, void *ctx)
+{
+	greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
+	int nr = (int)g[REG_RAX];
+
+	(void)sig;
+	if (si->si_code != SYS_USER_DISPATCH_CODE)
+		return foreign_sigsys();
+	if (in_clock || nr < 0 || nr >= AGENT_NR_MAX) {
+		g[REG_RAX] = issue(g);
+		return;
+	}
+	if (nr == SYS_rt_sigreturn) {
+		if (shm->act[nr] != AGENT_ACT_SKIP)
+			add(&shm->rows[nr].calls, 1);
+		g[REG_RIP] = (greg_t)agent_sigreturn;
+		return;
+	}
+	if (native_call(nr)) {
+		mark(AGENT_OP_NATIVE, nr, 0);
+		g[REG_RIP] -= 2;	/* the syscall instruction again */
+		return;
+	}
+	if (falls_back(nr, g) ||
+	    (nr == SYS_rt_sigaction && !sigaction_call(g))) {
+		g[REG_RIP] -= 2;
+		return;
+	}
+	if (nr == SYS_rt_sigaction)
+		return;
+	if (nr == SYS_rt_sigprocmask)
+		sigprocmask_call(g);
+	else if (nr == SYS_execve || nr == SYS_execveat)
+		exec_call(nr, g);
+	else
+		generic(nr, g);
+}
+
+/* SIGSYS as the program starts: ignored or blocked, it is not ours. */
+static int sigsys_taken(void)
+{
+	uint64_t mask = 0;
+
+	if (agent_sys6(SYS_rt_sigaction, SIGSYS, 0, (long)&sigsys_orig, 8, 0,
+		       0) < 0 ||
+	    sigsys_orig.handler == SIG_IGN)
+		return AGENT_WHY_SIGSYS_IGNORED;
+	if (agent_sys6(SYS_rt_sigprocmask, SIG_BLOCK, 0, (long)&mask, 8, 0,
+		       0) < 0 ||
+	    (mask & SIGSYS_BIT))
+		return AGENT_WHY_SIGSYS_BLOCKED;
+	return AGENT_WHY_NONE;
+}
+
+/* Maps the shared counters (fd closed after); 0 or AGENT_WHY_NO_SHM. */
+static int map_counters(const char *path, long fd)
+{
+	long size = (long)sizeof(struct agent_shm), p;
+
+	if (fd < 0)
+		fd = agent_sys6(SYS_openat, AT_FDCWD, (long)path,
+				O_RDWR | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return AGENT_WHY_NO_SHM;
+	p = agent_sys6(SYS_mmap, 0, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fd, 0);
+	sys3(SYS_close, fd, 0, 0);
+	if (p < 0 && p >= -4095)
+		return AGENT_WHY_NO_SHM;
+	shm = (struct agent_shm *)p;
+	if (shm->magic != AGENT_MAGIC || shm->version != AGENT_VERSION ||
+	    shm->size != sizeof(*shm)) {
+		agent_sys6(SYS_munmap, p, size, 0, 0, 0, 0);
+		shm = NULL;
+		return AGENT_WHY_NO_SHM;
+	}
+	return AGENT_WHY_NONE;
+}
+
+/* The handler in, dispatch on: 0, or why not (the handler out again). */
+static int dispatch_on(void)
+{
+	struct ksigaction sa = { (void *)on_sigsys,
+				 SA_SIGINFO | SA_NODEFER | 0x04000000 /* SA_RESTORER */,
+				 (void *)agent_sigreturn, 0 };
+	long len = agent_region_end - agent_region_start;
+
+	if (agent_sys6(SYS_rt_sigaction, SIGSYS, (long)&sa, 0, 8, 0, 0) < 0)
+		return AGENT_WHY_NO_SUD;
+	if (agent_sys6(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, SUD_ON,
+		       (long)agent_region_start, len, 0, 0) == 0)
+		return AGENT_WHY_NONE;
+	agent_sys6(SYS_rt_sigaction, SIGSYS, (long)&sigsys_orig, 0, 8, 0, 0);
+	return AGENT_WHY_NO_SUD;
+}
+
+/*
+ * Arming, in the order iotrace follows: HELLO first (every call after it
+ * from the region is the agent's), then the checks, the counters and
+ * dispatch, then ARMED or FALLBACK.  The process is one thread here.
+ */
+static int arm(const char *path, long fd)
+{
+	int why;
+
+	mark(AGENT_OP_HELLO, agent_region_start,
+	     agent_region_end - agent_region_start);
+	why = sigsys_taken();
+	if (!why)
+		why = map_counters(path, fd);
+	else if (fd >= 0)
+		sys3(SYS_close, fd, 0, 0);
+	if (!why)
+		why = dispatch_on();
+	if (why) {
+		mark(AGENT_OP_FALLBACK, why, 0);
+		return -1;
+	}
+	mark(AGENT_OP_ARMED, 0, 0);
+	return 0;
+}
+
+/*
+ * LD_PRELOAD and IOTRACE_AGENT out of environ: kept for execve, never
+ * seen by the program.  The agent is LD_PRELOAD's first entry (iotrace
+ * and exec_call put it there); the program's own entries stay.
+ */
+static void strip_env(void)
+{
+	static char theirs[ENV_MAX];
+	char **src, **dst;
+	const char *v;
+
+	for (src = dst = environ; *src; src++) {
+		if (named(*src, AGENT_ENV, sizeof(AGENT_ENV) - 1))
+			continue;
+		if (named(*src, "LD_PRELOAD", 10)) {
+			v = *src + 11 + agent_path_len;
+			if (!*v)
+				continue;
+			if (*v == ':' &&
+			    (size_t)snprintf(theirs, sizeof(theirs),
+					     "LD_PRELOAD=%s", v + 1) <
+				    sizeof(theirs)) {
+				*dst++ = theirs;
+				continue;
+			}
+		}
+		*dst++ = *src;
+	}
+	*dst = NULL;
+}
+
+/* What iotrace passed: the counters' path and the preload entry. */
+static bool take_env(void)
+{
+	const char *path = getenv(AGENT_ENV), *pre = getenv("LD_PRELOAD");
+	size_t n;
+
+	if (!path || !pre)
+		return false;
+	n = strcspn(pre, ": ");
+	if ((size_t)snprintf(shm_env, sizeof(shm_env), "%s=%s", AGENT_ENV,
+			     path) >= sizeof(shm_env) ||
+	    (size_t)snprintf(preload_env, sizeof(preload_env),
+			     "LD_PRELOAD=%.*s", (int)n, pre) >=
+		    sizeof(preload_env))
+		return false;
+	agent_path_len = n;
+	return true;
+}
+
+__attribute__((constructor)) static void agent_init(void)
+{
+	if (!take_env())
+		return;	/* not started by iotrace (or iotrace itself) */
+	strip_env();
+	arm(shm_env + sizeof(AGENT_ENV), -1);
+}
+
+/*
+ * For a function run in a child iotrace forked (a built-in workload):
+ * the agent was loaded into iotrace before the fork, and the counters
+ * are fd, closed here.  0, or -1 when the child falls back to ptrace.
+ */
+__attribute__((visibility("default"))) int iotrace_agent_start(int fd)
+{
+	return arm(NULL, fd);
+}

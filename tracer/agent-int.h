@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared by the agent engine's two files only: tracer/agent.c (the
+ * engine: the shared counters, the environment, the run) and
+ * tracer/agent-stops.c (what the stop loop does for it: markers,
+ * arming, fallbacks).  The layout both share with the agent itself is
+ * agent/agent-abi.h.
+ */
+#ifndef IOTRACE_AGENT_INT_H
+#define IOTRACE_AGENT_INT_H
+
+#include "agent/agent-abi.h"
+#include "tracer/tracer-int.h"
+
+/* One run of the agent engine. */
+struct agent_run {
+	struct agent_shm *shm;		/* the counters, mapped shared */
+	int shm_fd;			/* their memfd, close-on-exec */
+	struct tracer_engine_use *use;	/* in the run's result */
+	const struct tracer_sink *sink;	/* where events go on to */
+	const char *so;			/* the agent's path, as preloaded */
+	bool first_seen;		/* the first task has stopped */
+};
+
+/* Why a process fell back, as the header says it ("static binary"). */
+const char *agent_why_text(int why);
+
+#endif
