@@ -94,8 +94,11 @@ static void armed(struct loop *l, struct task *t)
 {
 	t->agent = AGENT_T_ARMED;
 	l->agent->use->agent_tasks++;
-	if (!t->tgid || t->tgid == t->tid)
+	/* A process once, though a forked child armed by iotrace may
+	   exec and arm itself again. */
+	if ((!t->tgid || t->tgid == t->tid) && !t->agent_counted)
 		l->agent->use->agent_procs++;
+	t->agent_counted = true;
 }
 
 /* The other armed threads of t's process: disarmed at their next stop. */

@@ -126,6 +126,7 @@ struct task {
 	/* The agent engine only (agent-stops.c): */
 	uint8_t agent;		/* AGENT_T_*: where the agent is in it */
 	uint8_t agent_why;	/* enum agent_why, for a fallback */
+	bool agent_counted;	/* its process counted as the agent's */
 	uint64_t agent_lo, agent_len;	/* the agent's code region */
 };
 
