@@ -81,6 +81,12 @@ build/helpers/%: tests/helpers/%.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
 
+# A static tracee (the agent engine cannot enter one): one helper again.
+HELPER_BINS += build/helpers/static-sigsys
+build/helpers/static-sigsys: tests/helpers/sigsys.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -static -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
+
 build/helpers32/%: tests/helpers/%.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -m32 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -pthread

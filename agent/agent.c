@@ -49,6 +49,7 @@
 #define SIGSYS_BIT (1ull << (SIGSYS - 1))
 #define ENV_MAX 4096			/* longest variable carried */
 
+#define SA_RESTORER_FLAG 0x04000000
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
 /*
@@ -109,6 +110,7 @@ static uint8_t mask_has_sigsys[65];	/* per signal: its handler's
 					   sa_mask had SIGSYS */
 static TLS int in_clock;		/* nested: our own clock's call */
 static TLS int sigsys_vblocked;		/* the program blocked SIGSYS */
+static void on_sigsys(int sig, siginfo_t *si, void *ctx);
 
 static uint64_t now_ns(void)
 {
@@ -224,12 +226,15 @@ static void generic(int nr, greg_t *g)
 /*
  * rt_sigprocmask: SIGSYS is never really blocked (a dispatched call
  * would then kill the program); the program's wish is kept per thread
- * and shown in the old set it reads back.
+ * and shown in the old set it reads back.  The handler runs with the
+ * program's mask, so the call computes the right one, but returning
+ * from the handler would restore the mask it interrupted: the new mask
+ * goes into the interrupted context (uc) too.
  */
-static void sigprocmask_call(greg_t *g)
+static void sigprocmask_call(greg_t *g, ucontext_t *uc)
 {
 	uint64_t *set = (uint64_t *)g[REG_RSI], *old = (uint64_t *)g[REG_RDX];
-	uint64_t copy;
+	uint64_t copy, now_mask;
 	int how = (int)g[REG_RDI], was = sigsys_vblocked, now = was;
 
 	if (set && g[REG_R10] == 8) {
@@ -249,14 +254,58 @@ static void sigprocmask_call(greg_t *g)
 	sigsys_vblocked = now;
 	if (old && was)
 		*old |= SIGSYS_BIT;
+	if (set && agent_sys6(SYS_rt_sigprocmask, SIG_BLOCK, 0,
+			      (long)&now_mask, 8, 0, 0) == 0)
+		memcpy(&uc->uc_sigmask, &now_mask, sizeof(now_mask));
 }
 
 /*
- * rt_sigaction: SIGSYS itself is the program's own business (back to
- * ptrace); another signal's handler gets SIGSYS left out of its sa_mask,
- * shown again when the program reads the action back.  A query of SIGSYS
- * answers what the program had before the agent.  Returns false when the
- * program must run the call natively (after a fallback).
+ * sigaltstack: returning from the handler would restore the alternate
+ * stack it interrupted, so a new one goes into that context too.
+ */
+static void sigaltstack_call(greg_t *g, ucontext_t *uc)
+{
+	stack_t now;
+
+	generic(SYS_sigaltstack, g);
+	if (g[REG_RAX] == 0 && g[REG_RDI] &&
+	    agent_sys6(SYS_sigaltstack, 0, (long)&now, 0, 0, 0, 0) == 0)
+		uc->uc_stack = now;
+}
+
+/*
+ * rt_sigaction of SIGSYS: a handler of the program's is its own business
+ * (back to ptrace); the default or ignoring is kept virtually, the
+ * agent's handler staying in place (and carried to an execve), and the
+ * call made as a query.  Returns false when the program must run the
+ * call natively (after the fallback marker).
+ */
+static bool sigsys_action(greg_t *g)
+{
+	struct ksigaction *act = (struct ksigaction *)g[REG_RSI];
+	struct ksigaction *old = (struct ksigaction *)g[REG_RDX];
+	struct ksigaction was = sigsys_orig;
+
+	if (act && act->handler != SIG_DFL && act->handler != SIG_IGN) {
+		mark(AGENT_OP_FALLBACK, AGENT_WHY_SIGSYS_HANDLER, 1);
+		return false;
+	}
+	g[REG_RSI] = 0;
+	generic(SYS_rt_sigaction, g);
+	g[REG_RSI] = (greg_t)act;
+	if (g[REG_RAX] != 0)
+		return true;
+	if (act)
+		sigsys_orig = *act;
+	if (old)
+		*old = was;
+	return true;
+}
+
+/*
+ * rt_sigaction: SIGSYS as above; another signal's handler gets SIGSYS
+ * left out of its sa_mask (shown again when the program reads the
+ * action back): a call in that handler would otherwise kill it.
  */
 static bool sigaction_call(greg_t *g)
 {
@@ -265,14 +314,10 @@ static bool sigaction_call(greg_t *g)
 	struct ksigaction *old = (struct ksigaction *)g[REG_RDX], copy;
 	uint8_t had;
 
-	if (sig == SIGSYS && act) {
-		mark(AGENT_OP_FALLBACK, AGENT_WHY_SIGSYS_HANDLER, 1);
-		return false;
-	}
-	if (sig == SIGSYS || sig <= 0 || sig > 64 || g[REG_R10] != 8) {
+	if (sig == SIGSYS && g[REG_R10] == 8)
+		return sigsys_action(g);
+	if (sig <= 0 || sig > 64 || g[REG_R10] != 8) {
 		generic(SYS_rt_sigaction, g);
-		if (sig == SIGSYS && old && g[REG_RAX] == 0)
-			*old = sigsys_orig;
 		return true;
 	}
 	had = mask_has_sigsys[sig];
@@ -290,6 +335,27 @@ static bool sigaction_call(greg_t *g)
 	if (old && had)
 		old->mask |= SIGSYS_BIT;
 	return true;
+}
+
+/*
+ * Around an execve: the new program inherits SIGSYS as the program left
+ * it (ignored, blocked), not as the agent keeps it; on == false puts the
+ * agent's back after a failed execve.
+ */
+static void sigsys_for_exec(bool on)
+{
+	struct ksigaction ign = { SIG_IGN, 0, NULL, 0 };
+	struct ksigaction sa = { (void *)on_sigsys, SA_SIGINFO |
+				 SA_NODEFER | SA_RESTORER_FLAG,
+				 (void *)agent_sigreturn, 0 };
+	uint64_t bit = SIGSYS_BIT;
+
+	if (sigsys_orig.handler == SIG_IGN)
+		agent_sys6(SYS_rt_sigaction, SIGSYS, (long)(on ? &ign : &sa), 0,
+			   8, 0, 0);
+	if (sigsys_vblocked)
+		agent_sys6(SYS_rt_sigprocmask, on ? SIG_BLOCK : SIG_UNBLOCK,
+			   (long)&bit, 0, 8, 0, 0);
 }
 
 /* Whether path is a program the agent can be preloaded into. */
@@ -370,7 +436,9 @@ static void exec_call(int nr, greg_t *g)
 
 		carry_env(envp, out, buf, load);
 		g[envreg] = (greg_t)out;
+		sigsys_for_exec(true);
 		generic(nr, g);
+		sigsys_for_exec(false);
 		g[envreg] = (greg_t)envp;
 	}
 }
@@ -403,21 +471,25 @@ static bool falls_back(int nr, const greg_t *g)
 
 /*
  * A SIGSYS that is not a dispatched call (kill -SYS, a seccomp trap): it
- * does what it would do untraced, the default action (a handler of the
- * program's would have handed the program back to ptrace).
+ * does what it would do untraced: nothing if the program ignores SIGSYS,
+ * else the default action (a handler of the program's would have handed
+ * the program back to ptrace).
  */
 static void foreign_sigsys(void)
 {
 	struct ksigaction dfl = { SIG_DFL, 0, NULL, 0 };
 	long tid = sys0(SYS_gettid);
 
+	if (sigsys_orig.handler == SIG_IGN)
+		return;
 	agent_sys6(SYS_rt_sigaction, SIGSYS, (long)&dfl, 0, 8, 0, 0);
 	sys3(SYS_tgkill, sys0(SYS_getpid), tid, SIGSYS);
 }
 
 static void on_sigsys(int sig, siginfo_t *si, void *ctx)
 {
-	greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
+	ucontext_t *uc = ctx;
+	greg_t *g = uc->uc_mcontext.gregs;
 	int nr = (int)g[REG_RAX];
 
 	(void)sig;
@@ -446,7 +518,9 @@ static void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	if (nr == SYS_rt_sigaction)
 		return;
 	if (nr == SYS_rt_sigprocmask)
-		sigprocmask_call(g);
+		sigprocmask_call(g, uc);
+	else if (nr == SYS_sigaltstack)
+		sigaltstack_call(g, uc);
 	else if (nr == SYS_execve || nr == SYS_execveat)
 		exec_call(nr, g);
 	else
@@ -497,9 +571,8 @@ static int map_counters(const char *path, long fd)
 /* The handler in, dispatch on: 0, or why not (the handler out again). */
 static int dispatch_on(void)
 {
-	struct ksigaction sa = { (void *)on_sigsys,
-				 SA_SIGINFO | SA_NODEFER | 0x04000000 /* SA_RESTORER */,
-				 (void *)agent_sigreturn, 0 };
+	struct ksigaction sa = { (void *)on_sigsys, SA_SIGINFO | SA_NODEFER |
+				 SA_RESTORER_FLAG, (void *)agent_sigreturn, 0 };
 	long len = agent_region_end - agent_region_start;
 
 	if (agent_sys6(SYS_rt_sigaction, SIGSYS, (long)&sa, 0, 8, 0, 0) < 0)
