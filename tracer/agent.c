@@ -10,7 +10,8 @@
  * ID, 32-bit programs, SIGSYS not free, a seccomp filter of their own).
  * agent-stops.c is the loop's side of it.
  *
- * The agent is found beside the iotrace binary, then in build/ below it.
+ * The agent is found beside the iotrace binary, then in build/ below it
+ * (a source tree), then one directory up (unit tests in build/tests/).
  * A command gets it through LD_PRELOAD and the counters' path through
  * IOTRACE_AGENT (a /proc path to iotrace's memfd: no file is left behind
  * and no descriptor in the program); both are set in iotrace's own
@@ -42,7 +43,7 @@
 static const char *agent_so(void)
 {
 	static char path[PATH_MAX];
-	static const char *const dirs[] = { "/", "/build/" };
+	static const char *const dirs[] = { "/", "/build/", "/../" };
 	char exe[PATH_MAX], *slash;
 	ssize_t n;
 	size_t i;
