@@ -118,6 +118,9 @@ check: iotrace build/iotrace-agent.so $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BIN
 bench: iotrace build/iotrace-agent.so $(HELPER_BINS)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/bench.sh
 
+bench-agent: iotrace build/iotrace-agent.so $(HELPER_BINS)
+	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/agent.sh
+
 bench-sweep: iotrace
 	$(Q)IOTRACE=$(CURDIR)/iotrace sh bench/sweep-dd.sh
 
@@ -146,11 +149,12 @@ help:
 	@echo 'make check      build and run every test (prove)'
 	@echo 'make bench      compare iotrace with strace and the untraced run'
 	@echo 'make bench-sweep  a dd sweep against GNU dd run untraced'
+	@echo 'make bench-agent  the agent engine against ptrace and untraced'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (default /usr/local)'
 	@echo 'make lint       cppcheck;  make style  clang-format'
 	@echo 'V=1             show full commands'
 
-.PHONY: all demo check bench bench-sweep install uninstall style lint clean help
+.PHONY: all demo check bench bench-agent bench-sweep install uninstall style lint clean help
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d)
 
