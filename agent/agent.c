@@ -22,7 +22,8 @@
  * Calls the handler cannot issue itself (fork, vfork, clone, clone3: the
  * child would return into the handler's frame, on another stack or none)
  * are run by the program natively under ptrace, which arms the task
- * again at their exit and arms every new task.  Only the native x86_64
+ * again at their exit and arms every new task; so are the CPU mask calls
+ * (ptrace keeps its same-CPU placement invisible).  Only the native x86_64
  * personality; no libc call that could make a syscall from the handler.
  */
 #include <elf.h>
@@ -443,11 +444,17 @@ static void exec_call(int nr, greg_t *g)
 	}
 }
 
-/* Calls the program runs itself, traced by ptrace (see the top). */
+/*
+ * Calls the program runs itself, traced by ptrace (see the top); the CPU
+ * mask calls too, so that iotrace's same-CPU placement stays invisible
+ * (it rewrites what sched_getaffinity returns, and ends on the
+ * program's own mask).
+ */
 static bool native_call(int nr)
 {
 	return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork ||
-	       nr == SYS_vfork;
+	       nr == SYS_vfork || nr == SYS_sched_getaffinity ||
+	       nr == SYS_sched_setaffinity;
 }
 
 /*

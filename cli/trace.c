@@ -205,9 +205,11 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	if (tracer_pending_signal())
 		return error("SIG%s before '%s' started: nothing run",
 			     sigabbrev_np(tracer_pending_signal()), argv[0]);
-	/* The tracer shows the cache every close, even under -e trace=. */
+	/* The tracer shows the cache every close, even under -e trace=;
+	   the agent engine's ptrace does not see the agent's calls. */
 	sctx.p = p;
-	sctx.fds = fd_cache_new(p->native_arch, true);
+	sctx.fds = fd_cache_new(p->native_arch,
+				strcmp(o->engine->name, "agent") != 0);
 	err = o->engine->run(&o->tracer, target, &sink, &res);
 	fd_cache_free(sctx.fds);
 	snprintf(p->engine, sizeof(p->engine), "%s",

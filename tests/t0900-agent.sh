@@ -174,6 +174,31 @@ test_expect_success PTRACE 'a program reading /proc/self/maps runs as untraced' 
 	test_cmp expect actual
 '
 
+# Same-CPU placement stays invisible: the agent has the CPU mask calls
+# run under ptrace.
+test_expect_success PTRACE 'the CPU mask the program sees is its own' '
+	"$HELPERS/affinity" threads >expect &&
+	"$IOTRACE" --engine=agent -o agent.txt -- "$HELPERS/affinity" threads >actual &&
+	test_cmp expect actual &&
+	nproc >expect &&
+	"$IOTRACE" --engine=agent -o agent.txt -- nproc >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success M32 'an i386 program: ptrace alone, no loader message' '
+	agrees 0 -- sh -c "\"$HELPERS32/oddcalls\" >/dev/null" &&
+	grep -q "pid [0-9]* (not an x86_64 program)" agent.txt &&
+	! grep -q "ld.so" agent.out
+'
+
+test_expect_success ROOT 'a set-user-ID program: ptrace alone' '
+	cp "$HELPERS/writeloop" suid && chown nobody suid && chmod 4755 suid &&
+	agrees 0 -e trace=write -- ./suid /dev/null 55 1 &&
+	grep -q "pid [0-9]* (set-user-ID or set-group-ID program)" agent.txt &&
+	echo "write 55 0" >expect &&
+	test_cmp expect a
+'
+
 test_expect_success PTRACE 'JSON: "engines" saved and loaded back' '
 	"$IOTRACE" --engine=agent -o /dev/null --save run.json -- "$HELPERS/threads" 2 10 &&
 	grep -q "\"agent_calls\"" run.json &&
