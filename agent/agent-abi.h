@@ -10,6 +10,12 @@
  * the agent's own code region.  getpid ignores its arguments, so a
  * marker changes nothing; iotrace's seccomp filter stops at it (and only
  * at it), so the tracer sees it even while the task runs unstopped.
+ *
+ * An armed task runs detached from ptrace (a dispatched call would
+ * otherwise cost a signal-delivery stop).  Before a marker or an execve
+ * it asks iotrace to trace it again: a request slot with its tid, a
+ * signal to iotrace, and a futex wait until iotrace has seized it.  A
+ * marker that returns -ENOSYS found no tracer.
  */
 #ifndef IOTRACE_AGENT_ABI_H
 #define IOTRACE_AGENT_ABI_H
@@ -22,8 +28,9 @@
 #define AGENT_NR_MAX 1024		/* native syscall numbers counted */
 #define AGENT_HIST_BUCKETS 40		/* log2 ns, as the profile's */
 #define AGENT_ERRNO_SLOTS 4
+#define AGENT_REQ_SLOTS 64		/* attach requests in flight */
 
-/* Markers: getpid(AGENT_MAGIC, op, a, b). */
+/* Markers: getpid(AGENT_MAGIC, op, a, b, region start, region length). */
 enum agent_op {
 	AGENT_OP_HELLO = 1,	/* a, b: start and length of the agent's
 				   code region; its calls are its own */
@@ -78,7 +85,16 @@ struct agent_shm {
 	int8_t size_arg[AGENT_NR_MAX];	/* argument with the size asked,
 					   -1: moves no data, 6: moves data,
 					   size not in an argument */
-	uint64_t armed;			/* processes and threads armed */
+	uint32_t tracer_pid;		/* iotrace, to signal; 0: gone, or
+					   armed tasks stay traced */
+	int32_t attach_sig;		/* the signal that says "requests" */
+	uint32_t req_head;		/* next request slot (mod SLOTS) */
+	uint32_t untraced;		/* tasks iotrace could not attach to
+					   again: their later calls are lost */
+	struct {
+		uint32_t tid;		/* 0: free */
+		uint32_t done;		/* futex: 1 once seized (or given up) */
+	} req[AGENT_REQ_SLOTS];
 	struct agent_row rows[AGENT_NR_MAX];
 };
 

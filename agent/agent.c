@@ -27,6 +27,7 @@
  * personality; no libc call that could make a syscall from the handler.
  */
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -34,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -92,7 +94,8 @@ __asm__(".pushsection .text.iotrace_agent,\"ax\",@progbits\n"
 	agent_sys6((nr), (long)(a), (long)(b), (long)(c), 0, 0, 0)
 #define mark(op, a, b) \
 	agent_sys6(SYS_getpid, (long)AGENT_MAGIC, (op), (long)(a), \
-		   (long)(b), 0, 0)
+		   (long)(b), (long)agent_region_start, \
+		   agent_region_end - agent_region_start)
 
 /* The kernel's struct sigaction for rt_sigaction (x86_64). */
 struct ksigaction {
@@ -112,6 +115,8 @@ static uint8_t mask_has_sigsys[65];	/* per signal: its handler's
 static TLS int in_clock;		/* nested: our own clock's call */
 static TLS int sigsys_vblocked;		/* the program blocked SIGSYS */
 static void on_sigsys(int sig, siginfo_t *si, void *ctx);
+static void mark_traced(long op, long a, long b);
+static void attach_me(void);
 
 static uint64_t now_ns(void)
 {
@@ -288,7 +293,7 @@ static bool sigsys_action(greg_t *g)
 	struct ksigaction was = sigsys_orig;
 
 	if (act && act->handler != SIG_DFL && act->handler != SIG_IGN) {
-		mark(AGENT_OP_FALLBACK, AGENT_WHY_SIGSYS_HANDLER, 1);
+		mark_traced(AGENT_OP_FALLBACK, AGENT_WHY_SIGSYS_HANDLER, 1);
 		return false;
 	}
 	g[REG_RSI] = 0;
@@ -438,10 +443,55 @@ static void exec_call(int nr, greg_t *g)
 		carry_env(envp, out, buf, load);
 		g[envreg] = (greg_t)out;
 		sigsys_for_exec(true);
+		attach_me();	/* the loader's calls are ptrace's */
 		generic(nr, g);
 		sigsys_for_exec(false);
 		g[envreg] = (greg_t)envp;
 	}
+}
+
+/*
+ * An armed task runs detached from ptrace: ask iotrace to trace it again
+ * (agent-abi.h) and wait until it has, re-sending the signal every 2 ms
+ * in case iotrace was not waiting yet; after a second, go on.
+ */
+static void attach_me(void)
+{
+	struct timespec ts = { 0, 2000000 };
+	uint32_t i, *done;
+	int n;
+
+	if (!__atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE))
+		return;
+	i = __atomic_fetch_add(&shm->req_head, 1, __ATOMIC_RELAXED) %
+	    AGENT_REQ_SLOTS;
+	done = &shm->req[i].done;
+	__atomic_store_n(done, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&shm->req[i].tid, (uint32_t)sys0(SYS_gettid),
+			 __ATOMIC_RELEASE);
+	for (n = 0; n < 500 && !__atomic_load_n(done, __ATOMIC_ACQUIRE); n++) {
+		long pid = __atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE);
+
+		if (!pid)
+			return;
+		sys3(SYS_tgkill, pid, pid, shm->attach_sig);
+		agent_sys6(SYS_futex, (long)done, FUTEX_WAIT, 0, (long)&ts, 0,
+			   0);
+	}
+}
+
+/*
+ * A marker from the handler: traced again first.  No tracer answered
+ * (-ENOSYS): dispatch off, the task goes on untraced and uncounted, and
+ * the header says how many did.
+ */
+static void mark_traced(long op, long a, long b)
+{
+	attach_me();
+	if (mark(op, a, b) != -ENOSYS)
+		return;
+	agent_sys6(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, 0, 0, 0, 0, 0);
+	__atomic_fetch_add(&shm->untraced, 1, __ATOMIC_RELAXED);
 }
 
 /*
@@ -466,11 +516,11 @@ static bool falls_back(int nr, const greg_t *g)
 {
 	if (nr == SYS_seccomp ||
 	    (nr == SYS_prctl && g[REG_RDI] == PR_SET_SECCOMP)) {
-		mark(AGENT_OP_FALLBACK, AGENT_WHY_SECCOMP, 1);
+		mark_traced(AGENT_OP_FALLBACK, AGENT_WHY_SECCOMP, 1);
 		return true;
 	}
 	if (nr == SYS_prctl && g[REG_RDI] == PR_SET_SYSCALL_USER_DISPATCH) {
-		mark(AGENT_OP_FALLBACK, AGENT_WHY_SUD, 0);
+		mark_traced(AGENT_OP_FALLBACK, AGENT_WHY_SUD, 0);
 		return true;
 	}
 	return false;
@@ -513,7 +563,7 @@ static void on_sigsys(int sig, siginfo_t *si, void *ctx)
 		return;
 	}
 	if (native_call(nr)) {
-		mark(AGENT_OP_NATIVE, nr, 0);
+		mark_traced(AGENT_OP_NATIVE, nr, 0);
 		g[REG_RIP] -= 2;	/* the syscall instruction again */
 		return;
 	}

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <linux/futex.h>
 #include <unistd.h>
 #include "tracer/agent-int.h"
 
@@ -119,6 +120,10 @@ static void disarm_process(struct loop *l, const struct task *t)
 
 static void on_marker(struct loop *l, struct task *t, const uint64_t *a)
 {
+	if (a[5]) {	/* every marker names the region */
+		t->agent_lo = a[4];
+		t->agent_len = a[5];
+	}
 	switch (a[1]) {
 	case AGENT_OP_HELLO:
 		t->agent = AGENT_T_HELLO;
@@ -332,9 +337,53 @@ void agent_gone(struct loop *l, struct task *t)
 		record_fallback(l, t->tid, t->agent_why);
 }
 
-bool agent_runs_free(struct loop *l, pid_t tid)
+int agent_resume(struct loop *l, pid_t tid, int sig)
 {
 	const struct task *t = task_find(&l->tasks, tid);
 
-	return t && t->agent == AGENT_T_ARMED;
+	if (!t || t->agent != AGENT_T_ARMED)
+		return AGENT_RESUME_SYSCALL;
+	if (!l->agent->shm->tracer_pid)
+		return AGENT_RESUME_CONT;
+	/* Armed: it runs detached until it asks to be traced again. */
+	ptrace(PTRACE_DETACH, tid, 0L, (long)sig);
+	task_del(&l->tasks, tid);
+	l->agent->use->detaches++;
+	return AGENT_RESUME_DONE;
+}
+
+/*
+ * Requests to be traced again (agent-abi.h), looked at when iotrace was
+ * signalled: each task is seized as the spawn target seizes its first,
+ * known as armed (its next stop is a marker or its execve), and woken.
+ */
+void agent_requests(struct loop *l)
+{
+	struct agent_shm *s = l->agent->shm;
+	unsigned long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
+			     PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP |
+			     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+			     PTRACE_O_TRACECLONE;
+	struct task *t;
+	uint32_t tid;
+	size_t i;
+
+	if (!agent_signalled)
+		return;
+	agent_signalled = 0;
+	for (i = 0; i < AGENT_REQ_SLOTS; i++) {
+		tid = __atomic_load_n(&s->req[i].tid, __ATOMIC_ACQUIRE);
+		if (!tid || __atomic_load_n(&s->req[i].done, __ATOMIC_ACQUIRE))
+			continue;
+		if (!task_find(&l->tasks, (pid_t)tid) &&
+		    ptrace(PTRACE_SEIZE, (pid_t)tid, 0L, opts) == 0) {
+			t = loop_add_task(l, (pid_t)tid, 0);
+			if (t)
+				t->agent = AGENT_T_ARMED;
+		}
+		__atomic_store_n(&s->req[i].tid, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->req[i].done, 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &s->req[i].done, FUTEX_WAKE, 1, NULL, NULL,
+			0);
+	}
 }

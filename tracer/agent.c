@@ -22,6 +22,7 @@
  * aggregates; the sink sees ptrace's calls as events, as ever.
  */
 #include <dlfcn.h>
+#include <signal.h>
 #include <errno.h>
 #include <limits.h>
 #include <seccomp.h>
@@ -292,6 +293,43 @@ static int wrap_function(const struct agent_run *ar, struct tracer_target *t,
 	return 0;
 }
 
+volatile sig_atomic_t agent_signalled;
+
+/* An agent asks to be traced again: the stop loop's wait returns EINTR. */
+static void on_request(int sig)
+{
+	(void)sig;
+	agent_signalled = 1;
+}
+
+/*
+ * The signal agents send, handled for the run without SA_RESTART (so
+ * the loop's waitpid returns to look at the requests); old keeps what
+ * it replaces.
+ */
+static int requests_on(struct agent_run *ar, struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_request;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGRTMIN + 5, &sa, old) < 0)
+		return -errno;
+	ar->shm->attach_sig = SIGRTMIN + 5;
+	__atomic_store_n(&ar->shm->tracer_pid, (uint32_t)getpid(),
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* No more requests: agents still running (detached) stop asking. */
+static void requests_off(struct agent_run *ar, const struct sigaction *old)
+{
+	__atomic_store_n(&ar->shm->tracer_pid, 0, __ATOMIC_RELEASE);
+	sigaction(SIGRTMIN + 5, old, NULL);
+	agent_signalled = 0;
+}
+
 /* Counts ptrace's calls on their way to the sink. */
 static void count_event(void *ctx, const struct tracer_event *ev)
 {
@@ -362,6 +400,7 @@ static int agent_run(const struct tracer_opts *opts,
 	struct loop l = { .opts = &o, .target = &spawn_target,
 			  .sink = &counting, .res = res, .agent = &ar };
 	struct fn_wrap w;
+	struct sigaction old_sa;
 	char *old = NULL;
 	bool env;
 	int err;
@@ -381,9 +420,13 @@ static int agent_run(const struct tracer_opts *opts,
 	if (err < 0)
 		goto out_close;
 	res->use.known = true;
-	err = ptrace_run_loop(&l, &t);
+	err = requests_on(&ar, &old_sa);
+	if (!err)
+		err = ptrace_run_loop(&l, &t);
+	requests_off(&ar, &old_sa);
 	if (env)
 		env_restore(old);
+	res->use.untraced = ar.shm->untraced;
 	deliver(&ar);
 out_close:
 	shm_close(&ar);

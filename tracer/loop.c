@@ -67,9 +67,17 @@ static void resume(struct loop *l, pid_t tid, bool in_syscall, int sig)
 {
 	int req = in_syscall || !l->plan.bpf ? PTRACE_SYSCALL : PTRACE_CONT;
 
-	/* The agent engine's filter stops at markers only. */
-	if (l->agent && req == PTRACE_CONT && !agent_runs_free(l, tid))
-		req = PTRACE_SYSCALL;
+	/* The agent engine's filter stops at markers only; an armed task
+	   runs detached. */
+	if (l->agent && req == PTRACE_CONT) {
+		switch (agent_resume(l, tid, sig)) {
+		case AGENT_RESUME_DONE:
+			return;
+		case AGENT_RESUME_SYSCALL:
+			req = PTRACE_SYSCALL;
+			break;
+		}
+	}
 
 	/* ESRCH: the task was killed meanwhile; its exit is reported later. */
 	ptrace(req, tid, 0L, (long)sig);
@@ -319,6 +327,8 @@ int loop_run(struct loop *l)
 		tid = waitpid(-1, &status, __WALL);
 		err = errno;	/* before end() below makes calls of its own */
 		now = mono_ns();
+		if (l->agent)
+			agent_requests(l);
 		if (!l->ending && told_to_end(l, now)) {
 			l->ending = true;
 			l->target->end(l);

@@ -283,8 +283,16 @@ void agent_new_task(struct loop *l, pid_t parent);
 void agent_exec(struct loop *l, struct task *t);
 /* t is gone (exited or killed). */
 void agent_gone(struct loop *l, struct task *t);
-/* Whether tid runs unstopped between calls (armed). */
-bool agent_runs_free(struct loop *l, pid_t tid);
+/*
+ * How to resume tid (instead of PTRACE_CONT): AGENT_RESUME_SYSCALL (not
+ * armed: traced call by call), _CONT (armed, traced without stops but
+ * signals), or _DONE: armed, detached (with sig) until it asks again.
+ */
+enum { AGENT_RESUME_SYSCALL, AGENT_RESUME_CONT, AGENT_RESUME_DONE };
+int agent_resume(struct loop *l, pid_t tid, int sig);
+/* Tasks that asked to be traced again, if iotrace was signalled. */
+void agent_requests(struct loop *l);
+extern volatile sig_atomic_t agent_signalled;	/* agent.c's handler */
 
 static inline uint64_t mono_ns(void)
 {

@@ -145,6 +145,9 @@ struct tracer_engine_use {
 	uint64_t ptrace_calls;	/* calls ptrace counted (before arming,
 				   forks and clones, fallbacks) */
 	uint64_t fallbacks;	/* processes measured by ptrace alone */
+	uint64_t detaches;	/* times an armed task was let run detached */
+	uint64_t untraced;	/* tasks that could not be traced again:
+				   their later calls are not counted */
 	struct tracer_fallback {
 		pid_t pid;
 		const char *why;	/* static: "static binary" */
