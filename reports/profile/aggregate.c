@@ -74,6 +74,7 @@ void profile_set_engines(struct profile *p, const struct tracer_engine_use *u)
 	e->agent_calls = u->agent_calls;
 	e->ptrace_calls = u->ptrace_calls;
 	e->fallbacks = u->fallbacks;
+	e->untraced = u->untraced;
 	for (i = 0; i < u->fallbacks && i < PROFILE_FALLBACKS_MAX; i++) {
 		e->fallback[i].pid = (int)u->fallback[i].pid;
 		snprintf(e->fallback[i].why, sizeof(e->fallback[i].why), "%s",

@@ -19,6 +19,7 @@ static const struct {
 	{ "agent_calls", offsetof(struct profile_engines, agent_calls) },
 	{ "ptrace_calls", offsetof(struct profile_engines, ptrace_calls) },
 	{ "ptrace_processes", offsetof(struct profile_engines, fallbacks) },
+	{ "untraced_tasks", offsetof(struct profile_engines, untraced) },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 

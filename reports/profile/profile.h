@@ -284,6 +284,8 @@ struct profile_engines {
 	uint64_t agent_procs, agent_tasks, agent_calls;
 	uint64_t ptrace_calls;
 	uint64_t fallbacks;		/* processes by ptrace alone */
+	uint64_t untraced;		/* tasks not traced again: their
+					   later calls are not counted */
 	struct profile_fallback {
 		int pid;
 		char why[PROFILE_WHY_MAX];

@@ -39,6 +39,11 @@ void engines_render_header(FILE *f, const struct profile *p)
 		e->agent_tasks, e->agent_tasks == 1 ? "" : "s", e->ptrace_calls);
 	if (e->fallbacks)
 		print_fallbacks(f, e);
+	if (e->untraced)
+		fprintf(f, "iotrace: %" PRIu64 " task%s could not be traced "
+			"again: %s later calls are not counted\n", e->untraced,
+			e->untraced == 1 ? "" : "s",
+			e->untraced == 1 ? "its" : "their");
 	if (e->agent_calls)
 		fputs("iotrace: calls the agent counted have no per-file "
 		      "breakdown\n", f);
