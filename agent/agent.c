@@ -6,9 +6,11 @@
  * SIGSYS.  The handler issues the call itself from the agent's own code
  * region (the one range dispatch lets through), times it with the vDSO's
  * CLOCK_MONOTONIC and adds it to counters shared with iotrace
- * (agent-abi.h): no stop and no extra syscall per call.  ptrace stays in
- * charge of the rest (forks, threads, execs, signals); the agent tells it
- * what it does with marker calls.
+ * (agent-abi.h): no stop and no extra syscall per call.  An armed task
+ * runs detached from ptrace; before a fork, clone, execve or fallback it
+ * asks iotrace to trace it again (attach_me()), and ptrace does the rest
+ * (following children, arming them, the loader's calls after execve);
+ * the agent tells it what it does with marker calls.
  *
  * What the program must not notice: LD_PRELOAD and IOTRACE_AGENT are
  * taken out of its environment (and put back into every execve's); the

@@ -5,7 +5,10 @@
  * engine traces without its filter; the agent in it says HELLO (its code
  * region: calls from there are its own, never counted), then ARMED (the
  * task then runs unstopped, PTRACE_CONT, and the agent counts) or
- * FALLBACK (ptrace goes on counting).  A fork or clone is run by the
+ * FALLBACK (ptrace goes on counting).  An armed task is detached at
+ * once (a dispatched call would otherwise be a signal-delivery stop) and
+ * seized again when its agent asks (agent_requests()), before a marker
+ * or an execve.  A fork or clone is run by the
  * task itself under ptrace (NATIVE), which arms it again at the call's
  * exit and arms every new task of an armed one with
  * PTRACE_SET_SYSCALL_USER_DISPATCH_CONFIG, since the kernel gives a new

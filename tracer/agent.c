@@ -8,6 +8,9 @@
  * before it is armed (the dynamic loader's), forks and clones (run by the
  * program itself), and whole processes it cannot enter (static, set-user-
  * ID, 32-bit programs, SIGSYS not free, a seccomp filter of their own).
+ * An armed task runs detached; its agent asks to be traced again (a
+ * request slot in the shared memory and a signal that interrupts the
+ * loop's wait) before anything ptrace must see.
  * agent-stops.c is the loop's side of it.
  *
  * The agent is found beside the iotrace binary, then in build/ below it
