@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define AGENT_MAGIC 0x696f74726163656bULL	/* "iotracek" */
-#define AGENT_VERSION 1
+#define AGENT_VERSION 2
 #define AGENT_ENV "IOTRACE_AGENT"	/* path of the shared counters */
 #define AGENT_NR_MAX 1024		/* native syscall numbers counted */
 #define AGENT_HIST_BUCKETS 40		/* log2 ns, as the profile's */
@@ -93,6 +93,7 @@ struct agent_shm {
 					   again: their later calls are lost */
 	struct {
 		uint32_t tid;		/* 0: free */
+		uint32_t pid;		/* its process */
 		uint32_t done;		/* futex: 1 once seized (or given up) */
 	} req[AGENT_REQ_SLOTS];
 	struct agent_row rows[AGENT_NR_MAX];

@@ -469,6 +469,7 @@ static void attach_me(void)
 	    AGENT_REQ_SLOTS;
 	done = &shm->req[i].done;
 	__atomic_store_n(done, 0, __ATOMIC_RELAXED);
+	shm->req[i].pid = (uint32_t)sys0(SYS_getpid);
 	__atomic_store_n(&shm->req[i].tid, (uint32_t)sys0(SYS_gettid),
 			 __ATOMIC_RELEASE);
 	for (n = 0; n < 500 && !__atomic_load_n(done, __ATOMIC_ACQUIRE); n++) {

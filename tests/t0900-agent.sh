@@ -146,6 +146,15 @@ test_expect_success PTRACE 'own SIGSYS handler: ptrace, the handler runs' '
 	test_cmp expect agent.out
 '
 
+test_expect_success PTRACE 'own SIGSYS handler with a second thread: both to ptrace' '
+	"$IOTRACE" --engine=agent -o agent.txt -- "$HELPERS/sigsys" thandler 20 >agent.out &&
+	grep -q "pid [0-9]* (own SIGSYS handler)" agent.txt &&
+	echo handled=1 >expect &&
+	test_cmp expect agent.out &&
+	counts agent.txt >a &&
+	grep -q "^write 23 0$" a
+'
+
 test_expect_success PTRACE 'own seccomp filter: ptrace, counts the same' '
 	agrees 0 -- "$HELPERS/seccomp-self" 50 &&
 	grep -q "pid [0-9]* (own seccomp filter)" agent.txt &&

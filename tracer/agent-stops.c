@@ -22,12 +22,14 @@
  * too, which is hidden.  Nothing here allocates; /proc is read once per
  * execve (what the new program is).
  */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/audit.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
@@ -105,20 +107,50 @@ static void armed(struct loop *l, struct task *t)
 	t->agent_counted = true;
 }
 
-/* The other armed threads of t's process: disarmed at their next stop. */
+/* How agent_requests() and disarm_process() seize a detached task. */
+static int seize(pid_t tid)
+{
+	unsigned long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
+			     PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP |
+			     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+			     PTRACE_O_TRACECLONE;
+
+	return ptrace(PTRACE_SEIZE, tid, 0L, opts) < 0 ? -errno : 0;
+}
+
+/*
+ * The other threads of t's process, armed ones running detached: each
+ * is seized if need be, interrupted and disarmed at that stop.  Read
+ * from /proc/TGID/task, once per process-wide fallback (rare).
+ */
 static void disarm_process(struct loop *l, const struct task *t)
 {
+	char path[40];
+	struct dirent *d;
 	struct task *o;
-	size_t i;
+	pid_t tid;
+	DIR *dir;
 
-	for (i = 0; i < l->tasks.cap; i++) {
-		o = &l->tasks.slots[i];
-		if (!o->tid || o == t || !t->tgid || o->tgid != t->tgid ||
-		    o->agent == AGENT_T_OFF || o->agent == AGENT_T_NONE)
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->tgid);
+	dir = t->tgid ? opendir(path) : NULL;
+	while (dir && (d = readdir(dir))) {
+		tid = (pid_t)atoi(d->d_name);
+		if (tid <= 0 || tid == t->tid)
+			continue;
+		o = task_find(&l->tasks, tid);
+		if (!o) {	/* detached: armed */
+			if (seize(tid) < 0 ||
+			    !(o = loop_add_task(l, tid, t->tgid)))
+				continue;
+			o->agent = AGENT_T_ARMED;
+		}
+		if (o->agent == AGENT_T_OFF || o->agent == AGENT_T_NONE)
 			continue;
 		o->agent = AGENT_T_DISARM_ME;
-		ptrace(PTRACE_INTERRUPT, o->tid, 0L, 0L);
+		ptrace(PTRACE_INTERRUPT, tid, 0L, 0L);
 	}
+	if (dir)
+		closedir(dir);
 }
 
 static void on_marker(struct loop *l, struct task *t, const uint64_t *a)
@@ -363,10 +395,6 @@ int agent_resume(struct loop *l, pid_t tid, int sig)
 void agent_requests(struct loop *l)
 {
 	struct agent_shm *s = l->agent->shm;
-	unsigned long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
-			     PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP |
-			     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-			     PTRACE_O_TRACECLONE;
 	struct task *t;
 	uint32_t tid;
 	size_t i;
@@ -378,9 +406,9 @@ void agent_requests(struct loop *l)
 		tid = __atomic_load_n(&s->req[i].tid, __ATOMIC_ACQUIRE);
 		if (!tid || __atomic_load_n(&s->req[i].done, __ATOMIC_ACQUIRE))
 			continue;
-		if (!task_find(&l->tasks, (pid_t)tid) &&
-		    ptrace(PTRACE_SEIZE, (pid_t)tid, 0L, opts) == 0) {
-			t = loop_add_task(l, (pid_t)tid, 0);
+		if (!task_find(&l->tasks, (pid_t)tid) && seize((pid_t)tid) == 0) {
+			t = loop_add_task(l, (pid_t)tid,
+					  (pid_t)s->req[i].pid);
 			if (t)
 				t->agent = AGENT_T_ARMED;
 		}

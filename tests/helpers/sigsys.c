@@ -8,6 +8,9 @@
  *            "blocked=1 pending=1" if it reads both back so
  *   handler  installs a SIGSYS handler, N writes, raises SIGSYS once,
  *            prints "handled=1"
+ *   thandler a second thread, blocked in read(2) while the first
+ *            installs a SIGSYS handler, then makes N writes; then
+ *            SIGSYS is raised once: "handled=1"
  *   signals  N times raises SIGUSR1, whose handler (sa_mask full)
  *            writes one byte; prints "signals=N"
  *   eintr    a read interrupted by SIGALRM (no SA_RESTART): "eintr=1"
@@ -18,6 +21,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -72,6 +76,38 @@ static int mode_handler(int n)
 	sa.sa_handler = on_signal;
 	sigaction(SIGSYS, &sa, NULL);
 	writes(n);
+	raise(SIGSYS);
+	printf("handled=%d\n", (int)got);
+	return 0;
+}
+
+static int pipe_fds[2], thread_writes;
+
+static void *thread_main(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (read(pipe_fds[0], &c, 1) != 1)
+		exit(3);
+	writes(thread_writes);
+	return NULL;
+}
+
+static int mode_thandler(int n)
+{
+	struct sigaction sa;
+	pthread_t t;
+
+	thread_writes = n;
+	if (pipe(pipe_fds) < 0 || pthread_create(&t, NULL, thread_main, NULL))
+		return 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGSYS, &sa, NULL);
+	if (write(pipe_fds[1], "g", 1) != 1)
+		return 1;
+	pthread_join(t, NULL);
 	raise(SIGSYS);
 	printf("handled=%d\n", (int)got);
 	return 0;
@@ -162,6 +198,8 @@ int main(int argc, char **argv)
 		return mode_block(n);
 	if (!strcmp(argv[1], "handler"))
 		return mode_handler(n);
+	if (!strcmp(argv[1], "thandler"))
+		return mode_thandler(n);
 	if (!strcmp(argv[1], "signals"))
 		return mode_signals(n);
 	if (!strcmp(argv[1], "eintr"))
