@@ -87,6 +87,22 @@ test_expect_success PTRACE 'execve chain sh -c "sh -c ...": the same' '
 	agrees 10 -- sh -c "sh -c \"sh -c true; echo x\"; echo y"
 '
 
+test_expect_success PTRACE 'a background process outliving the first: counted' '
+	agrees 10 -- sh -c "(sleep 0.2; echo late >&2) & echo now" &&
+	grep -q "^clock_nanosleep 1 0$" a
+'
+
+test_expect_success PTRACE 'SIGTERM kills processes running detached too' '
+	"$IOTRACE" --engine=agent -o t.txt -- sh -c "sleep 30 & echo \$! >bg.pid; sleep 31" &
+	ipid=$! &&
+	n=0 && while [ ! -s bg.pid ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done &&
+	sleep 0.2 &&
+	kill -TERM $ipid &&
+	{ wait $ipid; test $? = 143; } &&
+	n=0 && while kill -0 "$(cat bg.pid)" 2>/dev/null && [ $n -lt 40 ]; do sleep 0.05; n=$((n + 1)); done &&
+	! kill -0 "$(cat bg.pid)" 2>/dev/null
+'
+
 test_expect_success PTRACE 'signals: handlers with a full sa_mask, rt_sigreturn' '
 	agrees 5 -- "$HELPERS/sigsys" signals 5 &&
 	echo signals=5 >expect &&

@@ -12,6 +12,8 @@
 #include "agent/agent-abi.h"
 #include "tracer/tracer-int.h"
 
+#define AGENT_DETACHED_MAX 256	/* detached processes waited for */
+
 /* One run of the agent engine. */
 struct agent_run {
 	struct agent_shm *shm;		/* the counters, mapped shared */
@@ -20,7 +22,16 @@ struct agent_run {
 	const struct tracer_sink *sink;	/* where events go on to */
 	const char *so;			/* the agent's path, as preloaded */
 	bool first_seen;		/* the first task has stopped */
+	/* Processes running detached, and a pidfd of each (agent-wait.c) */
+	pid_t detached_pid[AGENT_DETACHED_MAX];
+	int detached_fd[AGENT_DETACHED_MAX];
+	size_t ndetached;
 };
+
+/* A task of process tgid was detached: wait for the process. */
+void agent_track(struct loop *l, pid_t tgid);
+/* Forgets every such process, first killing it if kill. */
+void agent_untrack_all(struct agent_run *ar, bool kill);
 
 /* Why a process fell back, as the header says it ("static binary"). */
 const char *agent_why_text(int why);

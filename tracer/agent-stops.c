@@ -381,6 +381,7 @@ int agent_resume(struct loop *l, pid_t tid, int sig)
 	if (!l->agent->shm->tracer_pid)
 		return AGENT_RESUME_CONT;
 	/* Armed: it runs detached until it asks to be traced again. */
+	agent_track(l, t->tgid ? t->tgid : tid);
 	ptrace(PTRACE_DETACH, tid, 0L, (long)sig);
 	task_del(&l->tasks, tid);
 	l->agent->use->detaches++;

@@ -427,6 +427,7 @@ static int agent_run(const struct tracer_opts *opts,
 	if (!err)
 		err = ptrace_run_loop(&l, &t);
 	requests_off(&ar, &old_sa);
+	agent_untrack_all(&ar, false);
 	if (env)
 		env_restore(old);
 	res->use.untraced = ar.shm->untraced;

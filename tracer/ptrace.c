@@ -136,6 +136,9 @@ int ptrace_run_loop(struct loop *l, const struct tracer_target *target)
 		goto out_unpin;
 	res->start_ns = mono_ns();
 	err = loop_run(l);
+	/* The agent engine: processes left running detached. */
+	while (!err && l->agent && agent_wait_detached(l))
+		err = loop_run(l);
 	res->end_ns = mono_ns();
 	if (pt->finish)
 		pt->finish(l);

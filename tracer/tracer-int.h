@@ -290,6 +290,12 @@ void agent_gone(struct loop *l, struct task *t);
  */
 enum { AGENT_RESUME_SYSCALL, AGENT_RESUME_CONT, AGENT_RESUME_DONE };
 int agent_resume(struct loop *l, pid_t tid, int sig);
+/*
+ * The stop loop has no task left: waits for the processes running
+ * detached to exit (false), or for one to be traced again (true: run
+ * the loop again).  Told to stop, kills them (agent-wait.c).
+ */
+bool agent_wait_detached(struct loop *l);
 /* Tasks that asked to be traced again, if iotrace was signalled. */
 void agent_requests(struct loop *l);
 extern volatile sig_atomic_t agent_signalled;	/* agent.c's handler */
