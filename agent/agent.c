@@ -28,43 +28,9 @@
  * (ptrace keeps its same-CPU placement invisible).  Only the native x86_64
  * personality; no libc call that could make a syscall from the handler.
  */
-#include <elf.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <linux/futex.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
-#include "agent/agent-abi.h"
+#include "agent/agent-int.h"
 
-#ifndef PR_SET_SYSCALL_USER_DISPATCH
-#define PR_SET_SYSCALL_USER_DISPATCH 59
-#endif
-#define SUD_ON 1
-#define SYS_USER_DISPATCH_CODE 2	/* si_code of a dispatched call */
-#define SIGSYS_BIT (1ull << (SIGSYS - 1))
-#define ENV_MAX 4096			/* longest variable carried */
-
-#define SA_RESTORER_FLAG 0x04000000
-#define TLS __thread __attribute__((tls_model("initial-exec")))
-
-/*
- * The code region: every syscall the agent makes is the one instruction
- * in agent_sys6 or agent_sigreturn, so dispatch lets them through and
- * iotrace knows them for the agent's (HELLO names the range).
- */
-long agent_sys6(long nr, long a, long b, long c, long d, long e, long f);
-extern const char agent_region_start[], agent_region_end[];
-extern const char agent_sigreturn[];
+/* The code region (declared in agent-int.h). */
 __asm__(".pushsection .text.iotrace_agent,\"ax\",@progbits\n"
 	".globl agent_region_start\n.hidden agent_region_start\n"
 	"agent_region_start:\n"
@@ -91,32 +57,16 @@ __asm__(".pushsection .text.iotrace_agent,\"ax\",@progbits\n"
 	"agent_region_end:\n"
 	".popsection\n");
 
-#define sys0(nr) agent_sys6((nr), 0, 0, 0, 0, 0, 0)
-#define sys3(nr, a, b, c) \
-	agent_sys6((nr), (long)(a), (long)(b), (long)(c), 0, 0, 0)
-#define mark(op, a, b) \
-	agent_sys6(SYS_getpid, (long)AGENT_MAGIC, (op), (long)(a), \
-		   (long)(b), (long)agent_region_start, \
-		   agent_region_end - agent_region_start)
 
-/* The kernel's struct sigaction for rt_sigaction (x86_64). */
-struct ksigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	uint64_t mask;
-};
-
-static struct agent_shm *shm;
-static char preload_env[ENV_MAX];	/* "LD_PRELOAD=agent[:theirs]" */
-static size_t agent_path_len;		/* of the agent's path in it */
-static char shm_env[ENV_MAX];		/* "IOTRACE_AGENT=path" */
-static struct ksigaction sigsys_orig;	/* what the program would see */
+struct agent_shm *shm;
+char preload_env[ENV_MAX];
+size_t agent_path_len;
+char shm_env[ENV_MAX];
+struct ksigaction sigsys_orig;
 static uint8_t mask_has_sigsys[65];	/* per signal: its handler's
 					   sa_mask had SIGSYS */
 static TLS int in_clock;		/* nested: our own clock's call */
 static TLS int sigsys_vblocked;		/* the program blocked SIGSYS */
-static void on_sigsys(int sig, siginfo_t *si, void *ctx);
 static void mark_traced(long op, long a, long b);
 static void attach_me(void);
 
@@ -386,7 +336,7 @@ static bool preloadable(const char *path)
 	       ((Elf64_Ehdr *)h)->e_machine == EM_X86_64;
 }
 
-static bool named(const char *var, const char *name, size_t len)
+bool agent_named(const char *var, const char *name, size_t len)
 {
 	return !strncmp(var, name, len) && var[len] == '=';
 }
@@ -402,9 +352,9 @@ static void carry_env(char *const *envp, char **out, char *buf, bool load)
 	size_t n = 0;
 
 	for (; envp && *envp; envp++) {
-		if (named(*envp, "LD_PRELOAD", 10))
+		if (agent_named(*envp, "LD_PRELOAD", 10))
 			theirs = *envp + 11;
-		else if (!named(*envp, AGENT_ENV, sizeof(AGENT_ENV) - 1))
+		else if (!agent_named(*envp, AGENT_ENV, sizeof(AGENT_ENV) - 1))
 			out[n++] = *envp;
 	}
 	if (load) {
@@ -546,7 +496,7 @@ static void foreign_sigsys(void)
 	sys3(SYS_tgkill, sys0(SYS_getpid), tid, SIGSYS);
 }
 
-static void on_sigsys(int sig, siginfo_t *si, void *ctx)
+void on_sigsys(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
 	greg_t *g = uc->uc_mcontext.gregs;
@@ -585,155 +535,4 @@ static void on_sigsys(int sig, siginfo_t *si, void *ctx)
 		exec_call(nr, g);
 	else
 		generic(nr, g);
-}
-
-/* SIGSYS as the program starts: ignored or blocked, it is not ours. */
-static int sigsys_taken(void)
-{
-	uint64_t mask = 0;
-
-	if (agent_sys6(SYS_rt_sigaction, SIGSYS, 0, (long)&sigsys_orig, 8, 0,
-		       0) < 0 ||
-	    sigsys_orig.handler == SIG_IGN)
-		return AGENT_WHY_SIGSYS_IGNORED;
-	if (agent_sys6(SYS_rt_sigprocmask, SIG_BLOCK, 0, (long)&mask, 8, 0,
-		       0) < 0 ||
-	    (mask & SIGSYS_BIT))
-		return AGENT_WHY_SIGSYS_BLOCKED;
-	return AGENT_WHY_NONE;
-}
-
-/* Maps the shared counters (fd closed after); 0 or AGENT_WHY_NO_SHM. */
-static int map_counters(const char *path, long fd)
-{
-	long size = (long)sizeof(struct agent_shm), p;
-
-	if (fd < 0)
-		fd = agent_sys6(SYS_openat, AT_FDCWD, (long)path,
-				O_RDWR | O_CLOEXEC, 0, 0, 0);
-	if (fd < 0)
-		return AGENT_WHY_NO_SHM;
-	p = agent_sys6(SYS_mmap, 0, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       fd, 0);
-	sys3(SYS_close, fd, 0, 0);
-	if (p < 0 && p >= -4095)
-		return AGENT_WHY_NO_SHM;
-	shm = (struct agent_shm *)p;
-	if (shm->magic != AGENT_MAGIC || shm->version != AGENT_VERSION ||
-	    shm->size != sizeof(*shm)) {
-		agent_sys6(SYS_munmap, p, size, 0, 0, 0, 0);
-		shm = NULL;
-		return AGENT_WHY_NO_SHM;
-	}
-	return AGENT_WHY_NONE;
-}
-
-/* The handler in, dispatch on: 0, or why not (the handler out again). */
-static int dispatch_on(void)
-{
-	struct ksigaction sa = { (void *)on_sigsys, SA_SIGINFO | SA_NODEFER |
-				 SA_RESTORER_FLAG, (void *)agent_sigreturn, 0 };
-	long len = agent_region_end - agent_region_start;
-
-	if (agent_sys6(SYS_rt_sigaction, SIGSYS, (long)&sa, 0, 8, 0, 0) < 0)
-		return AGENT_WHY_NO_SUD;
-	if (agent_sys6(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, SUD_ON,
-		       (long)agent_region_start, len, 0, 0) == 0)
-		return AGENT_WHY_NONE;
-	agent_sys6(SYS_rt_sigaction, SIGSYS, (long)&sigsys_orig, 0, 8, 0, 0);
-	return AGENT_WHY_NO_SUD;
-}
-
-/*
- * Arming, in the order iotrace follows: HELLO first (every call after it
- * from the region is the agent's), then the checks, the counters and
- * dispatch, then ARMED or FALLBACK.  The process is one thread here.
- */
-static int arm(const char *path, long fd)
-{
-	int why;
-
-	mark(AGENT_OP_HELLO, agent_region_start,
-	     agent_region_end - agent_region_start);
-	why = sigsys_taken();
-	if (!why)
-		why = map_counters(path, fd);
-	else if (fd >= 0)
-		sys3(SYS_close, fd, 0, 0);
-	if (!why)
-		why = dispatch_on();
-	if (why) {
-		mark(AGENT_OP_FALLBACK, why, 0);
-		return -1;
-	}
-	mark(AGENT_OP_ARMED, 0, 0);
-	return 0;
-}
-
-/*
- * LD_PRELOAD and IOTRACE_AGENT out of environ: kept for execve, never
- * seen by the program.  The agent is LD_PRELOAD's first entry (iotrace
- * and exec_call put it there); the program's own entries stay.
- */
-static void strip_env(void)
-{
-	static char theirs[ENV_MAX];
-	char **src, **dst;
-	const char *v;
-
-	for (src = dst = environ; *src; src++) {
-		if (named(*src, AGENT_ENV, sizeof(AGENT_ENV) - 1))
-			continue;
-		if (named(*src, "LD_PRELOAD", 10)) {
-			v = *src + 11 + agent_path_len;
-			if (!*v)
-				continue;
-			if (*v == ':' &&
-			    (size_t)snprintf(theirs, sizeof(theirs),
-					     "LD_PRELOAD=%s", v + 1) <
-				    sizeof(theirs)) {
-				*dst++ = theirs;
-				continue;
-			}
-		}
-		*dst++ = *src;
-	}
-	*dst = NULL;
-}
-
-/* What iotrace passed: the counters' path and the preload entry. */
-static bool take_env(void)
-{
-	const char *path = getenv(AGENT_ENV), *pre = getenv("LD_PRELOAD");
-	size_t n;
-
-	if (!path || !pre)
-		return false;
-	n = strcspn(pre, ": ");
-	if ((size_t)snprintf(shm_env, sizeof(shm_env), "%s=%s", AGENT_ENV,
-			     path) >= sizeof(shm_env) ||
-	    (size_t)snprintf(preload_env, sizeof(preload_env),
-			     "LD_PRELOAD=%.*s", (int)n, pre) >=
-		    sizeof(preload_env))
-		return false;
-	agent_path_len = n;
-	return true;
-}
-
-__attribute__((constructor)) static void agent_init(void)
-{
-	if (!take_env())
-		return;	/* not started by iotrace (or iotrace itself) */
-	strip_env();
-	arm(shm_env + sizeof(AGENT_ENV), -1);
-}
-
-/*
- * For a function run in a child iotrace forked (a built-in workload):
- * the agent was loaded into iotrace before the fork, and the counters
- * are fd, closed here.  0, or -1 when the child falls back to ptrace.
- */
-__attribute__((visibility("default"))) int iotrace_agent_start(int fd)
-{
-	return arm(NULL, fd);
 }
