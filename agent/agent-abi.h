@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define AGENT_MAGIC 0x696f74726163656bULL	/* "iotracek" */
-#define AGENT_VERSION 2
+#define AGENT_VERSION 3
 #define AGENT_ENV "IOTRACE_AGENT"	/* path of the shared counters */
 #define AGENT_NR_MAX 1024		/* native syscall numbers counted */
 #define AGENT_HIST_BUCKETS 40		/* log2 ns, as the profile's */
@@ -70,7 +70,9 @@ enum {
 /* What one syscall number added up to, over every agent of the run. */
 struct agent_row {
 	uint64_t calls, timed, errors;
-	uint64_t time_ns, min_ns, max_ns;	/* min_ns 0: none timed yet */
+	uint64_t time_ns, min_ns, max_ns;	/* corrected; min_ns 0: none
+						   timed yet */
+	uint64_t raw_time_ns;			/* before the correction */
 	uint64_t bytes_req, bytes_done, short_calls;
 	uint64_t hist[AGENT_HIST_BUCKETS];
 	uint64_t errnos[AGENT_ERRNO_SLOTS][2];	/* { errno, count } */
@@ -91,6 +93,8 @@ struct agent_shm {
 	uint32_t req_head;		/* next request slot (mod SLOTS) */
 	uint32_t untraced;		/* tasks iotrace could not attach to
 					   again: their later calls are lost */
+	uint64_t correction_ns;		/* what dispatch adds to a timed call
+					   (calibrated): subtracted */
 	struct {
 		uint32_t tid;		/* 0: free */
 		uint32_t pid;		/* its process */

@@ -124,16 +124,23 @@ static void add_errno(struct agent_row *r, uint64_t err)
 	add(&r->errno_other, 1);
 }
 
-/* A timed call's result: errors, time, bytes (calls counted apart). */
+/*
+ * A timed call's result: errors, time (less what dispatch adds, as
+ * calibrated), bytes; calls are counted apart.
+ */
 static void account(int nr, long ret, uint64_t ns, const greg_t *g)
 {
 	static const int argreg[6] = { REG_RDI, REG_RSI, REG_RDX, REG_R10,
 				       REG_R8, REG_R9 };
 	struct agent_row *r = &shm->rows[nr];
 	int size = shm->size_arg[nr];
-	unsigned b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
+	uint64_t corr = shm->correction_ns;
+	unsigned b;
 
 	add(&r->timed, 1);
+	add(&r->raw_time_ns, ns);
+	ns = ns > corr ? ns - corr : 0;
+	b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
 	add(&r->time_ns, ns);
 	keep_min(&r->min_ns, ns ? ns : 1);
 	keep_max(&r->max_ns, ns);

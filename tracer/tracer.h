@@ -54,8 +54,9 @@ struct tracer_event {
 
 /*
  * Calls an engine counted in aggregate, without an event each (the
- * agent engine): one per (arch, nr), at the end of the run.  Times are
- * as measured, with no correction to subtract.
+ * agent engine): one per (arch, nr), at the end of the run.  Times come
+ * corrected by the engine itself (raw_time_ns keeps them as measured):
+ * nothing to subtract.
  */
 #define TRACER_HIST_BUCKETS 40	/* log2 ns: [2^b, 2^(b+1)) */
 #define TRACER_ERRNO_SLOTS 4
@@ -66,7 +67,8 @@ struct tracer_aggregate {
 	uint64_t calls;		/* counted */
 	uint64_t timed;		/* of which timed: the rest count only */
 	uint64_t errors;	/* returns in [-4095, -1], of timed calls */
-	uint64_t time_ns, min_ns, max_ns;	/* over timed calls */
+	uint64_t time_ns, min_ns, max_ns;	/* over timed calls, corrected */
+	uint64_t raw_time_ns;	/* the same before the engine's correction */
 	uint64_t bytes_req, bytes_done, short_calls;
 	uint64_t hist[TRACER_HIST_BUCKETS];
 	struct { int err; uint64_t count; } errnos[TRACER_ERRNO_SLOTS];
@@ -148,6 +150,8 @@ struct tracer_engine_use {
 	uint64_t detaches;	/* times an armed task was let run detached */
 	uint64_t untraced;	/* tasks that could not be traced again:
 				   their later calls are not counted */
+	uint64_t correction_ns;	/* subtracted from each call the agent
+				   timed (what dispatch adds, calibrated) */
 	struct tracer_fallback {
 		pid_t pid;
 		const char *why;	/* static: "static binary" */

@@ -3,9 +3,9 @@
  * Calls an engine counted in aggregate (the agent engine: counters kept
  * inside the traced programs) added to the profile's rows, as if each
  * had come as an event: counts, errors and their errnos, times, the
- * latency histogram and the I/O bytes.  The times are as the engine
- * measured them (the agent's clock around the call): no calibration is
- * subtracted.  Per-file breakdowns get nothing: an aggregate has no fds.
+ * latency histogram and the I/O bytes.  The times come corrected by the
+ * engine (the agent subtracts what dispatch adds, as calibrated), with
+ * the raw ones for --raw-time: profile->overhead_ns is not subtracted.  Per-file breakdowns get nothing: an aggregate has no fds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@ static void add_times(struct profile_row *r, const struct tracer_aggregate *a)
 
 	r->timed += a->timed;
 	r->time_ns += a->time_ns;
-	r->raw_time_ns += a->time_ns;
+	r->raw_time_ns += a->raw_time_ns;
 	if (a->min_ns && a->min_ns < r->min_ns)
 		r->min_ns = a->min_ns;
 	if (a->max_ns > r->max_ns)
@@ -75,6 +75,7 @@ void profile_set_engines(struct profile *p, const struct tracer_engine_use *u)
 	e->ptrace_calls = u->ptrace_calls;
 	e->fallbacks = u->fallbacks;
 	e->untraced = u->untraced;
+	e->correction_ns = u->correction_ns;
 	for (i = 0; i < u->fallbacks && i < PROFILE_FALLBACKS_MAX; i++) {
 		e->fallback[i].pid = (int)u->fallback[i].pid;
 		snprintf(e->fallback[i].why, sizeof(e->fallback[i].why), "%s",

@@ -20,6 +20,8 @@ static const struct {
 	{ "ptrace_calls", offsetof(struct profile_engines, ptrace_calls) },
 	{ "ptrace_processes", offsetof(struct profile_engines, fallbacks) },
 	{ "untraced_tasks", offsetof(struct profile_engines, untraced) },
+	{ "agent_correction_ns",
+	  offsetof(struct profile_engines, correction_ns) },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 

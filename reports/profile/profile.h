@@ -286,6 +286,7 @@ struct profile_engines {
 	uint64_t fallbacks;		/* processes by ptrace alone */
 	uint64_t untraced;		/* tasks not traced again: their
 					   later calls are not counted */
+	uint64_t correction_ns;		/* subtracted per call it timed */
 	struct profile_fallback {
 		int pid;
 		char why[PROFILE_WHY_MAX];

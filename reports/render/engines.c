@@ -32,11 +32,13 @@ void engines_render_header(FILE *f, const struct profile *p)
 	if (!e->known)
 		return;
 	fprintf(f, "iotrace: the agent counted %" PRIu64 " calls in %" PRIu64
-		" process%s (%" PRIu64 " task%s), timed in-process with "
-		"nothing subtracted; ptrace counted %" PRIu64 " (before the "
-		"agent was armed, forks and clones, processes without it)\n",
+		" process%s (%" PRIu64 " task%s), timed in-process with %"
+		PRIu64 " ns/call of dispatch overhead subtracted; ptrace "
+		"counted %" PRIu64 " (before the agent was armed, forks and "
+		"clones, processes without it)\n",
 		e->agent_calls, e->agent_procs, e->agent_procs == 1 ? "" : "es",
-		e->agent_tasks, e->agent_tasks == 1 ? "" : "s", e->ptrace_calls);
+		e->agent_tasks, e->agent_tasks == 1 ? "" : "s",
+		e->correction_ns, e->ptrace_calls);
 	if (e->fallbacks)
 		print_fallbacks(f, e);
 	if (e->untraced)
