@@ -148,6 +148,8 @@ help:
 	@echo 'make            build ./iotrace (installs missing build dependencies)'
 	@echo 'make demo       build and trace dd writing 20 MiB'
 	@echo 'make check      build and run every test (prove)'
+	@echo 'make check-sanitize  the same against an ASan + UBSan build'
+	@echo 'make fuzz       libFuzzer (clang), FUZZ_TIME seconds a target'
 	@echo 'make bench      compare iotrace with strace and the untraced run'
 	@echo 'make bench-sweep  a dd sweep against GNU dd run untraced'
 	@echo 'make bench-agent  the agent engine against ptrace and untraced'
@@ -168,9 +170,11 @@ build/helpers/%.so: tests/helpers/preload/%.c | build/config.mk
 	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -shared -fPIC \
 		$(LDFLAGS) -o $@ $< -ldl
 
-# `make fuzz`: libFuzzer (clang) on the JSON loader and the strace table
-# reader, FUZZ_TIME seconds each.  Seeds and kept crashers are in
-# tests/fixtures/fuzz/{json,strace}; new finds land in build/fuzz/.
+# `make fuzz`: libFuzzer (clang) on the JSON loader, the strace table
+# reader, diff and --fail-if on loaded pairs (diff) and the command-line
+# value parsers (args: KEY=VALUE, sizes, -p, --duration), FUZZ_TIME
+# seconds each.  Seeds and kept crashers are in tests/fixtures/fuzz/NAME;
+# new finds land in build/fuzz/.
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -178,13 +182,18 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 FUZZ_SRCS := $(filter-out tracer/%,$(LIB_SRCS)) tracer/syscalls.c tracer/systab.c \
 	tracer/fds.c tracer/fdinfo.c
 
-build/fuzz/fuzz-json build/fuzz/fuzz-strace: tests/fuzz/fuzz-load.c $(FUZZ_SRCS) build/gen/systab.h | build/config.mk
+FUZZ_TARGETS := json strace diff args
+
+build/fuzz/fuzz-json build/fuzz/fuzz-strace: tests/fuzz/fuzz-load.c
+build/fuzz/fuzz-diff: tests/fuzz/fuzz-diff.c
+build/fuzz/fuzz-args: tests/fuzz/fuzz-args.c cli/attach.c
+$(FUZZ_TARGETS:%=build/fuzz/fuzz-%): $(FUZZ_SRCS) build/gen/systab.h | build/config.mk
 	@mkdir -p build/fuzz
 	@command -v $(FUZZ_CC) >/dev/null || sh scripts/install-fuzz-deps
 	$(QCC)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) $(if $(findstring json,$@),-DFUZZ_JSON) -o $@ $(filter %.c,$^) $(ALL_LDLIBS)
 
-fuzz: build/fuzz/fuzz-json build/fuzz/fuzz-strace
-	$(Q)for t in json strace; do \
+fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
+	$(Q)for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus-$$t && \
 		build/fuzz/fuzz-$$t -max_total_time=$(FUZZ_TIME) -max_len=16384 \
 			-artifact_prefix=build/fuzz/$$t- \
@@ -192,3 +201,83 @@ fuzz: build/fuzz/fuzz-json build/fuzz/fuzz-strace
 	done
 
 .PHONY: fuzz
+
+# `make check` replays the seeds of diff and args through the same entry
+# points, built with $(CC) and no libFuzzer (tests/fuzz/replay.c), so
+# the corpora stay valid and kept crashers stay fixed without clang.
+REPLAY_TARGETS := diff args
+REPLAY_BINS := $(REPLAY_TARGETS:%=build/tests/fuzz-%-replay)
+UNIT_BINS += $(REPLAY_BINS)
+check: $(REPLAY_BINS)
+build/tests/fuzz-args-replay: build/cli/attach.o
+build/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c build/libiotrace.a
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -DFUZZ_NAME='"$*"' $(LDFLAGS) -o $@ $(filter-out %.a,$^) build/libiotrace.a $(ALL_LDLIBS)
+
+# `make check-sanitize`: iotrace, libiotrace.a and the unit tests built
+# with AddressSanitizer (LeakSanitizer included) and
+# UndefinedBehaviorSanitizer in build/san/ (the plain build/ is left
+# alone; tracees, the helpers and the LD_PRELOAD shims, stay plain), then
+# the whole suite against them, the seed replays too.  Any error stops
+# the program (-fno-sanitize-recover=all, abort_on_error).  Reports go
+# to build/san/logs/, not stderr, so no test's expected output changes,
+# and any file there fails the target even where a test accepts a
+# failing exit.  disable_coredump=0: ASan would otherwise set
+# RLIMIT_CORE to 0, which every traced command inherits.
+# verify_asan_link_order=0: fault tests LD_PRELOAD shims into iotrace.
+# Leak checks: tests/sanitize/options.c.  Tests asserting the exact
+# calls of a process running iotrace's code (built-in workloads) have
+# the UNSANITIZED prerequisite (tests/lib.sh).  Cost: README.md, Testing.
+SAN_DIR := build/san
+SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer \
+	-fsanitize=address,undefined,float-cast-overflow \
+	-fno-sanitize-recover=all
+SAN_LIB_OBJS := $(LIB_SRCS:%.c=$(SAN_DIR)/%.o)
+SAN_CLI_OBJS := $(CLI_SRCS:%.c=$(SAN_DIR)/%.o)
+SAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(SAN_DIR)/tests/%) \
+	$(REPLAY_TARGETS:%=$(SAN_DIR)/tests/fuzz-%-replay)
+SAN_LOGS := $(CURDIR)/$(SAN_DIR)/logs
+SAN_ENV := IOTRACE_SANITIZED=1 \
+	ASAN_OPTIONS=abort_on_error=1:disable_coredump=0:verify_asan_link_order=0:log_path=$(SAN_LOGS)/asan \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOGS)/ubsan
+
+$(SAN_DIR)/%.o: %.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+
+# Runs as the sanitizers start: not instrumented itself.
+$(SAN_DIR)/options.o: tests/sanitize/options.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(SAN_DIR)/tracer/syscalls.o: build/gen/systab.h
+
+$(SAN_DIR)/libiotrace.a: $(SAN_LIB_OBJS)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(SAN_DIR)/iotrace: $(SAN_CLI_OBJS) $(SAN_DIR)/options.o $(SAN_DIR)/libiotrace.a
+	@echo '  LINK    $@'
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_CFLAGS) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+
+$(SAN_DIR)/tests/%: tests/unit/%.c $(SAN_DIR)/options.o $(SAN_DIR)/libiotrace.a
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+
+$(SAN_DIR)/tests/fuzz-args-replay: $(SAN_DIR)/cli/attach.o
+$(SAN_DIR)/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c $(SAN_DIR)/options.o $(SAN_DIR)/libiotrace.a
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) -DFUZZ_NAME='"$*"' $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(SAN_DIR)/libiotrace.a $(ALL_LDLIBS)
+
+check-sanitize: $(SAN_DIR)/iotrace $(SAN_UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) $(PRELOAD_LIBS)
+	$(Q)rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
+	$(Q)$(SAN_ENV) IOTRACE=$(CURDIR)/$(SAN_DIR)/iotrace \
+		HELPERS=$(CURDIR)/build/helpers HELPERS32=$(CURDIR)/build/helpers32 \
+		$(PROVE) --exec '' $(SAN_UNIT_BINS) tests/t*.sh; status=$$?; \
+	for f in $(SAN_LOGS)/*; do \
+		[ -f "$$f" ] || continue; echo "== $$f"; cat "$$f"; status=1; \
+	done; \
+	[ $$status = 0 ] || echo 'check-sanitize: FAILED (reports above)' >&2; \
+	exit $$status
+
+.PHONY: check-sanitize
+-include $(SAN_LIB_OBJS:.o=.d) $(SAN_CLI_OBJS:.o=.d)

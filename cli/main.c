@@ -385,7 +385,7 @@ int main(int argc, char **argv)
 			      .report.findings = true };
 	const struct cli_command *cmd;
 	bool dashdash;
-	int c;
+	int c, status;
 
 	refuse_setid();
 	reserve_std_fds();
@@ -393,8 +393,11 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:ho:S:e:fcCwVp:", long_options,
 				NULL)) != -1)
 		parse_option(&o, c, argv);
-	if (o.npids || o.duration_ns)
-		return run_attach(&o, argc, argv);
+	if (o.npids || o.duration_ns) {
+		status = run_attach(&o, argc, argv);
+		free(o.pids);
+		return status;
+	}
 	if (optind >= argc)
 		usage_error("no command to trace");
 	settle_options(&o);

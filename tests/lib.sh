@@ -11,7 +11,8 @@
 # Each script runs in its own scratch directory (removed at the end).
 # $IOTRACE is the binary under test, $HELPERS the built test programs,
 # $HELPERS32 the same built as i386 programs (gcc -m32), $FIXTURES
-# tests/fixtures.  Prerequisites: test_have_prereq PTRACE, STRACE, M32;
+# tests/fixtures.  Prerequisites: test_have_prereq PTRACE, STRACE, M32,
+# UNSANITIZED (not under make check-sanitize), ROOT;
 # test_expect_success PREREQ 'title' 'body' skips without it.
 
 TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -46,6 +47,12 @@ test_have_prereq() {
 		ROOT)
 			# may make set-user-ID files of other users
 			test "$(id -u)" = 0 || return 1 ;;
+		UNSANITIZED)
+			# exact calls of a process running iotrace's own
+			# code (a built-in workload): under make
+			# check-sanitize the sanitizers' runtime makes calls
+			# of its own there
+			test -z "$IOTRACE_SANITIZED" || return 1 ;;
 		M32)
 			# i386 helpers built (gcc -m32) and runnable here
 			"$HELPERS32/oddcalls" >/dev/null 2>&1 || return 1 ;;

@@ -23,9 +23,13 @@ dd_counts 4K 64 262144
 dd_counts 1M 3 3145728
 dd_counts 1 1000 1000
 
-test_expect_success PTRACE 'the table holds the workload, not a loader' '
+# The buffer's posix_memalign may grow the heap the child inherits
+# from iotrace (brk, and its trim), or not, by what iotrace allocated
+# before the fork: that call is the workload's own, not a loader's.
+# Under the sanitizers the child also carries their runtime's calls.
+test_expect_success PTRACE,UNSANITIZED 'the table holds the workload, not a loader' '
 	"$IOTRACE" -o table run dd bs=4K count=10 status=none &&
-	table_counts table >actual &&
+	table_counts table | grep -v "^brk " >actual &&
 	printf "%s\n" "close 2 0" "openat 2 0" "read 10 0" "write 10 0" \
 		>expect &&
 	test_cmp expect actual

@@ -100,7 +100,7 @@ test_expect_failure_code 2 'diff needs two files' '
 	"$IOTRACE" diff "$S/dd-bs1.txt"
 '
 
-test_expect_success PTRACE 'diff of a count-only run: "-" for time, never 0.0' '
+test_expect_success PTRACE,UNSANITIZED 'diff of a count-only run: "-" for time, never 0.0' '
 	"$IOTRACE" --count-only -o /dev/null --save co.json \
 		run bufwrite total=1000 unit=1 buf=0 of=out &&
 	"$IOTRACE" -o /dev/null --save timed.json \

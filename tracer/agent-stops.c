@@ -249,13 +249,13 @@ bool agent_syscall_stop(struct loop *l, struct task *t,
 		t->in_syscall = false;	/* hidden, its exit too */
 		return true;
 	case PTRACE_SYSCALL_INFO_SECCOMP:
-		/* Only markers stop here (or a program's own filter, whose
-		   call was seen at its entry). */
-		if (is_marker(info->arch, info->seccomp.nr,
-			      info->seccomp.args)) {
-			on_marker(l, t, info->seccomp.args);
-			t->in_syscall = false;
-		}
+		/* Markers; any other is a program's own filter's TRACE,
+		   the loop's (ownfilter.c). */
+		if (!is_marker(info->arch, info->seccomp.nr,
+			       info->seccomp.args))
+			return false;
+		on_marker(l, t, info->seccomp.args);
+		t->in_syscall = false;
 		return true;
 	default:
 		return false;

@@ -61,11 +61,13 @@ static pid_t task_tgid(struct task *t)
 
 /*
  * In seccomp mode a task runs freely (PTRACE_CONT) until the filter stops
- * it; only a call waiting for its exit stop needs PTRACE_SYSCALL.
+ * it; only a call waiting for its exit stop needs PTRACE_SYSCALL, and
+ * every call once a program has a filter of its own (ownfilter.c).
  */
 static void resume(struct loop *l, pid_t tid, bool in_syscall, int sig)
 {
-	int req = in_syscall || !l->plan.bpf ? PTRACE_SYSCALL : PTRACE_CONT;
+	int req = in_syscall || !l->plan.bpf || l->own_filters ?
+		  PTRACE_SYSCALL : PTRACE_CONT;
 
 	/* The agent engine's filter stops at markers only; an armed task
 	   runs detached. */
@@ -116,6 +118,8 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 		pin_at_entry(&l->pin, t->tid, arch, (int)nr);
 	if (act & ACT_CLONE)
 		clone_keep_traced(t->tid, arch, (int)nr, args);
+	if (act & ACT_SECCOMP)
+		ownfilter_at_entry(l, t);
 	if (act & ACT_COUNT)
 		emit(l, t, 0, EVF_COUNT_ONLY, now);
 	if (act & ACT_TRACK_ENTRY)
@@ -139,6 +143,30 @@ static void on_exit_stop(struct loop *l, struct task *t, int64_t ret,
 		emit(l, t, ret, EVF_HIDDEN, now);
 }
 
+/*
+ * A seccomp stop.  iotrace's filter's data is the action, tagged; data
+ * without the tag is a filter of the program's own returning
+ * SECCOMP_RET_TRACE, and the call fails with ENOSYS as it would
+ * untraced, counted by the plan like any other.  A task that stops at
+ * every call (l->own_filters) had its entry stop for it already.
+ */
+static void on_seccomp_stop(struct loop *l, struct task *t,
+			    const struct __ptrace_syscall_info *info,
+			    uint64_t now)
+{
+	uint32_t data = info->seccomp.ret_data;
+	uint8_t act;
+
+	if (!plan_data_ours(data))
+		ownfilter_refuse(l, t->tid);
+	if (t->entered)
+		return;
+	act = plan_data_ours(data) ? (uint8_t)(data & ~PLAN_DATA_MASK) :
+	      plan_action(&l->plan, info->arch, (int)info->seccomp.nr);
+	on_entry(l, t, info->arch, info->seccomp.nr, info->seccomp.args, act,
+		 now);
+}
+
 static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 {
 	struct __ptrace_syscall_info info;
@@ -151,16 +179,19 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 		return;
 	switch (info.op) {
 	case PTRACE_SYSCALL_INFO_ENTRY:
+		t->entered = true;
+		if (t->strict && ownfilter_strict_kills(t, info.arch,
+							(int)info.entry.nr))
+			break;
 		act = plan_action(&l->plan, info.arch, (int)info.entry.nr);
 		on_entry(l, t, info.arch, info.entry.nr, info.entry.args, act,
 			 now);
 		break;
 	case PTRACE_SYSCALL_INFO_SECCOMP:
-		/* The filter's SECCOMP_RET_DATA is the action. */
-		on_entry(l, t, info.arch, info.seccomp.nr, info.seccomp.args,
-			 (uint8_t)info.seccomp.ret_data, now);
+		on_seccomp_stop(l, t, &info, now);
 		break;
 	case PTRACE_SYSCALL_INFO_EXIT:
+		t->entered = false;
 		on_exit_stop(l, t, info.exit.rval, now);
 		if (l->agent)
 			agent_after_exit(l, t, info.exit.rval);

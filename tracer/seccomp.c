@@ -3,8 +3,9 @@
  * The plan: what to do at each syscall, and the seccomp-bpf filter built
  * from it with libseccomp.  With the filter, syscalls iotrace does not
  * trace cost no stop at all, count-only syscalls cost one stop, timed ones
- * two; the filter's 16-bit SECCOMP_RET_DATA carries the action, so the
- * stop loop needs no lookup.  Every personality (x86_64, i386, x32) is
+ * two; the filter's 16-bit SECCOMP_RET_DATA carries the action, tagged
+ * (PLAN_DATA_TAG) so that a program's own filter's data is told apart,
+ * and the stop loop needs no lookup.  Every personality (x86_64, i386, x32) is
  * planned by its own numbers from the syscall table; numbers outside the
  * tables get what -e trace= says of them, which is also the filter's
  * default.  The filter is built here, in the parent, and exported as raw
@@ -96,6 +97,8 @@ static void fill_plan(struct plan *pl, const struct tracer_opts *opts)
 		fd_mark_tracked(pl->act[p], p);
 	for (p = 0; opts->follow && p < syscall_npers; p++)
 		clone_mark(pl->act[p], p);
+	for (p = 0; opts->seccomp && p < syscall_npers; p++)
+		ownfilter_mark(pl->act[p], p);
 }
 
 static bool kernel_at_least(int major, int minor)
@@ -161,7 +164,8 @@ const char *tracer_seccomp_unusable(const struct tracer_opts *opts)
 
 static uint32_t scmp_action(uint8_t act)
 {
-	return act == ACT_SKIP ? SCMP_ACT_ALLOW : SCMP_ACT_TRACE(act);
+	return act == ACT_SKIP ? SCMP_ACT_ALLOW :
+	       SCMP_ACT_TRACE(PLAN_DATA_TAG | act);
 }
 
 /*

@@ -3,14 +3,20 @@
  * The spawn target of the ptrace engine: a command or a function run in a
  * child started for the run.  The child must see exactly what it would see
  * without iotrace, so iotrace remembers every signal disposition and the
- * mask it changes, and the child puts them back before it stops itself to
- * be seized.  The seize happens while the child is stopped, before it runs
- * a single instruction of the command, so its very first syscall (the
- * execve, as strace counts it) is traced, and so is every task after it:
- * the seccomp filter and pinning can be used.  Told to stop, the run kills
- * what it started.
+ * mask it changes, and the child puts them back before it is seized.  The
+ * seize happens before the child runs a single instruction of the
+ * command, so its very first syscall (the execve, as strace counts it) is
+ * traced, and so is every task after it: the seccomp filter and pinning
+ * can be used.  Told to stop, the run kills what it started.
+ *
+ * Nothing iotrace starts may outlive it stopped, even when iotrace is
+ * killed by a signal it cannot catch: the child is seized with
+ * PTRACE_O_EXITKILL while it waits on a pipe, not while it is stopped, and
+ * goes on only once it has read a byte the parent writes after the seize;
+ * end of file instead means the parent died first, and the child exits.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -238,64 +244,131 @@ static int load_filter(const struct plan *pl)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 
+/*
+ * In the child: waits for the parent's byte on go, which comes only once
+ * the child is seized (EXITKILL: a death of iotrace kills it from then
+ * on); end of file means iotrace died before, and the child goes too,
+ * never stopped.  Then it stops itself once, traced: the parent turns on
+ * the run's mode of stops (and discards the SIGSTOP) before the filter is
+ * loaded and the command's first call is made.  The read and the kill
+ * make no syscall stop: none is asked for before that stop.
+ */
 static void child_main(const struct plan *pl,
-		       const struct tracer_target *target)
+		       const struct tracer_target *target, int go_fd)
 {
+	ssize_t n;
+	char go;
+
 	restore_signals();
-	/* Stop here until the parent has seized us. */
+	while ((n = read(go_fd, &go, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(127);
+	close(go_fd);
 	kill(getpid(), SIGSTOP);
 	if (pl->bpf && load_filter(pl) < 0)
 		_exit(126);
 	_exit(tracer_target_exec(target));
 }
 
-/* Forks the child and seizes it, stopped: it is the run's first task. */
-static int spawn_start(struct loop *l, const struct tracer_target *target)
+/*
+ * After the seize and the parent's byte: waits for the child's own
+ * SIGSTOP and resumes it without the signal, in the run's mode
+ * (PTRACE_SYSCALL: its execve stops; PTRACE_CONT: only the filter stops
+ * it).  A signal sent to the child meanwhile is delivered, a group-stop
+ * kept until SIGCONT, as the stop loop would.  0, or -errno; -ECHILD
+ * when the child is gone and reaped (its pid may be anyone's now).
+ */
+static int first_stop(struct loop *l, pid_t pid)
+{
+	int status, sig;
+
+	for (;;) {
+		if (waitpid(pid, &status, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!WIFSTOPPED(status))
+			return -ECHILD;		/* reaped */
+		sig = WSTOPSIG(status);
+		if (status >> 16 == PTRACE_EVENT_STOP) {
+			ptrace(sig == SIGSTOP || sig == SIGTSTP ||
+			       sig == SIGTTIN || sig == SIGTTOU ?
+			       PTRACE_LISTEN : PTRACE_CONT, pid, 0L, 0L);
+			continue;
+		}
+		if (sig == SIGSTOP)
+			break;
+		ptrace(PTRACE_CONT, pid, 0L, (long)sig);
+	}
+	/* The agent engine's filter stops at markers only: its execve
+	   must stop as with no filter. */
+	if (ptrace(l->plan.bpf && !l->agent ? PTRACE_CONT : PTRACE_SYSCALL,
+		   pid, 0L, 0L) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Seizes the child, then lets it go on: the byte on go[1].  The pipe is
+ * closed either way, its read end only after the write, so a child that
+ * died first makes no SIGPIPE here.  0 or -errno.
+ */
+static int seize_child(struct loop *l, pid_t pid, const int go[2])
 {
 	unsigned long options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
 				PTRACE_O_EXITKILL;
-	int status, err;
-	pid_t pid;
+	int err = 0;
 
 	if (l->plan.bpf)
 		options |= PTRACE_O_TRACESECCOMP;
 	if (l->opts->follow)
 		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 			   PTRACE_O_TRACECLONE;
+	if (ptrace(PTRACE_SEIZE, pid, 0L, options) < 0 ||
+	    write(go[1], "", 1) != 1)
+		err = -errno;
+	close(go[1]);
+	close(go[0]);
+	return err ? err : first_stop(l, pid);
+}
+
+/* Forks the child and seizes it: it is the run's first task. */
+static int spawn_start(struct loop *l, const struct tracer_target *target)
+{
+	int go[2], status, err;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0)
-		child_main(&l->plan, target);
-
-	while (waitpid(pid, &status, WSTOPPED) < 0)
-		if (errno != EINTR)
-			goto out_kill;
-	if (!WIFSTOPPED(status)) {
-		errno = ECHILD;
-		goto out_kill;
+	if (pid == 0) {
+		close(go[1]);
+		child_main(&l->plan, target, go[0]);
 	}
-	if (ptrace(PTRACE_SEIZE, pid, 0L, options) < 0)
-		goto out_kill;
-	if (!loop_add_task(l, pid, pid)) {
-		errno = ENOMEM;
-		goto out_kill;
+	if (pid < 0) {
+		err = -errno;
+		close(go[0]);
+		close(go[1]);
+		return err;
 	}
+	err = seize_child(l, pid, go);
+	if (err == -ECHILD)
+		return err;	/* already reaped: nothing to kill */
+	if (!err && !loop_add_task(l, pid, pid))
+		err = -ENOMEM;
+	if (err)
+		goto out_kill;
 	l->leader = pid;
 	leader_set(pid);
-	/*
-	 * The seized child reports its group-stop; SIGCONT ends it, so the
-	 * child is not left marked stopped.  The loop resumes both stops.
-	 */
-	kill(pid, SIGCONT);
 	return 0;
 
 out_kill:
-	err = errno;
 	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -err;
+	waitpid(pid, &status, __WALL);
+	return err;
 }
 
 /* Told to stop: everything started for the run is killed. */

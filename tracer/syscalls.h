@@ -77,6 +77,10 @@ enum {
 				   cleared at entry (clone.c) */
 	SF_CLONE_ARGS = 1 << 5,	/* arg 0 points at struct clone_args, whose
 				   flags are cleared alike (clone3) */
+	SF_SECCOMP = 1 << 6,	/* may give the task a seccomp filter or
+				   strict mode of its own (ownfilter.c) */
+	SF_STRICT = 1 << 7,	/* allowed in seccomp strict mode (the
+				   signal return: see ownfilter.c) */
 };
 
 /* Argument n in size, fd and fd2; 0 is "none". */

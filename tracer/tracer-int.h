@@ -26,8 +26,8 @@ void tracer_leader_reaped(void);
 
 /*
  * What the tracer does with each syscall; in seccomp mode, also the
- * SECCOMP_RET_DATA the filter returns, so the stop says it without a
- * lookup.
+ * SECCOMP_RET_DATA the filter returns (with PLAN_DATA_TAG), so the stop
+ * says it without a lookup.
  */
 enum {
 	ACT_SKIP = 0,		/* not traced: no stop at all with seccomp */
@@ -40,7 +40,22 @@ enum {
 				   it frees is known from its arguments */
 	ACT_CLONE = 32,		/* seen at entry: CLONE_UNTRACED is cleared
 				   so the child is followed (clone.c) */
+	ACT_SECCOMP = 64,	/* seen at entry: may give the task a seccomp
+				   filter or strict mode (ownfilter.c) */
 };
+
+/*
+ * The filter's SECCOMP_RET_DATA is PLAN_DATA_TAG | the action: a stop
+ * whose data lacks the tag comes from a filter of the program's own that
+ * returned SECCOMP_RET_TRACE (ownfilter.c).
+ */
+#define PLAN_DATA_TAG 0xa500u
+#define PLAN_DATA_MASK 0xff00u
+
+static inline bool plan_data_ours(uint32_t data)
+{
+	return (data & PLAN_DATA_MASK) == PLAN_DATA_TAG;
+}
 
 /*
  * The actions for every syscall of every personality (syscalls.h), one
@@ -95,6 +110,9 @@ void clone_mark(uint8_t *actions, int pers);
 void clone_keep_traced(pid_t tid, uint32_t arch, int nr,
 		       const uint64_t *args);
 
+/* Marks ACT_SECCOMP on seccomp and prctl (SF_SECCOMP), filter mode only. */
+void ownfilter_mark(uint8_t *actions, int pers);
+
 /*
  * Same-CPU placement (pin.c): while the traced tree is one task, the
  * tracer and it share a CPU; the task still sees its original mask.
@@ -123,6 +141,10 @@ struct task {
 	uint64_t args[6];
 	uint64_t entry_ns;
 	pid_t tgid;		/* thread group; 0 until known (loop.c) */
+	bool entered;		/* between a syscall-entry stop and its exit
+				   stop (PTRACE_SYSCALL): a seccomp stop of
+				   the same call is not a second entry */
+	bool strict;		/* in strict mode, as iotrace emulates it */
 	/* The agent engine only (agent-stops.c): */
 	uint8_t agent;		/* AGENT_T_*: where the agent is in it */
 	uint8_t agent_why;	/* enum agent_why, for a fallback */
@@ -170,6 +192,9 @@ struct loop {
 	struct task_table tasks;
 	pid_t leader;		/* the first process: its status is the run's */
 	bool ending;		/* told to stop: target->end() ran */
+	bool own_filters;	/* a task has a seccomp filter or strict mode
+				   of its own: every task stops at every
+				   call (PTRACE_SYSCALL) from now on */
 	int status;		/* wait status of the stop being handled */
 	struct agent_run *agent; /* the agent engine's run; NULL: ptrace */
 };
@@ -230,6 +255,23 @@ int ptrace_run_target(const struct ptrace_target *pt,
 		      const struct tracer_target *target,
 		      const struct tracer_sink *sink,
 		      struct tracer_result *res);
+
+/*
+ * The program's own seccomp (ownfilter.c).  At the entry of an
+ * ACT_SECCOMP call of t: a filter being loaded sets l->own_filters;
+ * strict mode, which iotrace's filter would refuse, is emulated; the
+ * mode asked for with PR_GET_SECCOMP is the one the task would have
+ * untraced.
+ */
+void ownfilter_at_entry(struct loop *l, struct task *t);
+/*
+ * At a seccomp stop without iotrace's tag: the task's own filter
+ * returned SECCOMP_RET_TRACE, and with no tracer for it the call fails
+ * with ENOSYS, as it does untraced.
+ */
+void ownfilter_refuse(struct loop *l, pid_t tid);
+/* At an entry stop of a strict task: kills it at a call strict forbids. */
+bool ownfilter_strict_kills(struct task *t, uint32_t arch, int nr);
 
 /*
  * The stop loop and the plan of an initialized l (opts, target, sink,

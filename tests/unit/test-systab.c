@@ -156,6 +156,19 @@ static void test_fd_facts(void)
 	is_int(bad, 0, "close, dup2, openat, execve, clone, clone3, "
 	       "exit_group, sched_getaffinity: the same facts in every "
 	       "personality");
+	for (p = 0, bad = 0; p < syscall_npers; p++) {
+		bad += !(fact(p, "prctl")->flags & SF_SECCOMP);
+		bad += !(fact(p, "seccomp")->flags & SF_SECCOMP);
+		bad += !(fact(p, "read")->flags & SF_STRICT);
+		bad += !(fact(p, "write")->flags & SF_STRICT);
+		bad += !(fact(p, "exit")->flags & SF_STRICT);
+		bad += !!(fact(p, "exit_group")->flags & SF_STRICT);
+	}
+	is_int(bad, 0, "prctl and seccomp may load a filter, read, write "
+	       "and exit are allowed in strict mode, in every personality");
+	ok((fact(I386, "sigreturn")->flags & SF_STRICT) &&
+	   (fact(X86_64, "rt_sigreturn")->flags & SF_STRICT),
+	   "the signal returns strict mode allows");
 	ok((fact(I386, "waitpid")->flags & SF_WAITS) &&
 	   (fact(I386, "futex_time64")->flags & SF_WAITS) &&
 	   (fact(X32, "wait4")->flags & SF_WAITS) &&
@@ -249,7 +262,20 @@ static void test_plan(void)
 	ok(pl.bpf && plan_action(&pl, i386, 197) == ACT_TIME &&
 	   plan_action(&pl, x86, 5) == ACT_SKIP,
 	   "trace=fstat64: i386 197 timed, x86_64 5 (fstat) not");
+	ok(plan_action(&pl, x86, 157) == ACT_SECCOMP &&
+	   plan_action(&pl, x86, 317) == ACT_SECCOMP &&
+	   plan_action(&pl, i386, 172) == ACT_SECCOMP &&
+	   plan_action(&pl, i386, 354) == ACT_SECCOMP,
+	   "with the filter, prctl and seccomp stop at entry, untraced");
 	plan_release(&pl);
+	build(&pl, "fstat64", false, false);
+	is_int(plan_action(&pl, x86, 157), ACT_SKIP,
+	       "without it, prctl does not stop: the kernel's own rules");
+	plan_release(&pl);
+	ok(plan_data_ours(PLAN_DATA_TAG | ACT_TIME) &&
+	   !plan_data_ours(ACT_TIME) && !plan_data_ours(0) &&
+	   !plan_data_ours(0xffff),
+	   "iotrace's filter data is tagged; a program's 0, 2, 0xffff not");
 	/* Filters with a rule for every named call of every personality. */
 	build(&pl, "all", false, true);
 	plan_release(&pl);
