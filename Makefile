@@ -268,7 +268,7 @@ $(SAN_DIR)/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c $(SAN_DI
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) -DFUZZ_NAME='"$*"' $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(SAN_DIR)/libiotrace.a $(ALL_LDLIBS)
 
-check-sanitize: $(SAN_DIR)/iotrace $(SAN_UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) $(PRELOAD_LIBS)
+check-sanitize: $(SAN_DIR)/iotrace build/iotrace-agent.so $(SAN_UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) $(PRELOAD_LIBS)
 	$(Q)rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
 	$(Q)$(SAN_ENV) IOTRACE=$(CURDIR)/$(SAN_DIR)/iotrace \
 		HELPERS=$(CURDIR)/build/helpers HELPERS32=$(CURDIR)/build/helpers32 \
