@@ -171,4 +171,12 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 	e->resolution_ns = minus(c->overhead_hi_ns, p->overhead_ns);
 	if (minus(p->overhead_ns, c->overhead_lo_ns) > e->resolution_ns)
 		e->resolution_ns = p->overhead_ns - c->overhead_lo_ns;
+	/*
+	 * A run the agent engine's agent timed mostly: its own correction
+	 * is what its times can be off by (the stop cost's spread is
+	 * ptrace's, for the few calls it timed).
+	 */
+	if (p->engines.known &&
+	    p->engines.agent_calls >= p->engines.ptrace_calls)
+		e->resolution_ns = p->engines.correction_ns;
 }
