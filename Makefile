@@ -139,7 +139,7 @@ style:
 	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) */*.h reports/*/*.h
 
 lint: | build/config.mk
-	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -I. -D_GNU_SOURCE tracer reports workloads cli
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -I. -D_GNU_SOURCE tracer reports workloads cli agent
 
 clean:
 	rm -rf build iotrace

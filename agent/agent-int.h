@@ -48,10 +48,13 @@ extern const char agent_sigreturn[];
 #define sys0(nr) agent_sys6((nr), 0, 0, 0, 0, 0, 0)
 #define sys3(nr, a, b, c) \
 	agent_sys6((nr), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+/* Where the region starts, and its length (as addresses: two symbols). */
+#define REGION_START ((long)(uintptr_t)agent_region_start)
+#define REGION_LEN \
+	((long)((uintptr_t)agent_region_end - (uintptr_t)agent_region_start))
 #define mark(op, a, b) \
 	agent_sys6(SYS_getpid, (long)AGENT_MAGIC, (op), (long)(a), \
-		   (long)(b), (long)agent_region_start, \
-		   agent_region_end - agent_region_start)
+		   (long)(b), REGION_START, REGION_LEN)
 
 /* The kernel's struct sigaction for rt_sigaction (x86_64). */
 struct ksigaction {

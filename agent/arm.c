@@ -39,7 +39,7 @@ static int map_counters(const char *path, long fd)
 	p = agent_sys6(SYS_mmap, 0, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       fd, 0);
 	sys3(SYS_close, fd, 0, 0);
-	if (p < 0 && p >= -4095)
+	if ((p < 0 && p >= -4095) || !p)
 		return AGENT_WHY_NO_SHM;
 	shm = (struct agent_shm *)p;
 	if (shm->magic != AGENT_MAGIC || shm->version != AGENT_VERSION ||
@@ -56,12 +56,11 @@ static int dispatch_on(void)
 {
 	struct ksigaction sa = { (void *)on_sigsys, SA_SIGINFO | SA_NODEFER |
 				 SA_RESTORER_FLAG, (void *)agent_sigreturn, 0 };
-	long len = agent_region_end - agent_region_start;
 
 	if (agent_sys6(SYS_rt_sigaction, SIGSYS, (long)&sa, 0, 8, 0, 0) < 0)
 		return AGENT_WHY_NO_SUD;
 	if (agent_sys6(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, SUD_ON,
-		       (long)agent_region_start, len, 0, 0) == 0)
+		       REGION_START, REGION_LEN, 0, 0) == 0)
 		return AGENT_WHY_NONE;
 	agent_sys6(SYS_rt_sigaction, SIGSYS, (long)&sigsys_orig, 0, 8, 0, 0);
 	return AGENT_WHY_NO_SUD;
@@ -76,8 +75,7 @@ static int arm(const char *path, long fd)
 {
 	int why;
 
-	mark(AGENT_OP_HELLO, agent_region_start,
-	     agent_region_end - agent_region_start);
+	mark(AGENT_OP_HELLO, REGION_START, REGION_LEN);
 	why = sigsys_taken();
 	if (!why)
 		why = map_counters(path, fd);
