@@ -28,6 +28,21 @@ struct agent_run {
 	size_t ndetached;
 };
 
+/* What the agent adds to a call, calibrated (agent-calib.c). */
+struct agent_costs {
+	uint64_t correction_ns;	/* to the time it measures of a call:
+				   subtracted by the agent */
+	uint64_t dispatch_ns;	/* to the wall, per call it handles (the
+				   signal, the handler): for the estimate */
+};
+/* Measures them now, as opts would trace; zero where it cannot. */
+void agent_calibrate_costs(const struct tracer_opts *opts,
+			   struct agent_costs *costs);
+/* The engine's run() (agent.c). */
+int agent_run(const struct tracer_opts *opts,
+	      const struct tracer_target *target,
+	      const struct tracer_sink *sink, struct tracer_result *res);
+
 /* A task of process tgid was detached: wait for the process. */
 void agent_track(struct loop *l, pid_t tgid);
 /* Forgets every such process, first killing it if kill. */

@@ -93,81 +93,25 @@ static const char *agent_probe(const struct tracer_opts *opts,
 	return tracer_seccomp_unusable(&o);
 }
 
-/* What dispatch adds to a call the agent times (calibrate()), in ns. */
-static uint64_t agent_correction_ns;
-
-#define CALIB_CALLS 2000
-
-static int calib_child(void *arg)
-{
-	int i;
-
-	(void)arg;
-	for (i = 0; i < CALIB_CALLS; i++)
-		syscall(SYS_getppid);
-	return 0;
-}
-
-static void calib_event(void *ctx, const struct tracer_event *ev)
-{
-	(void)ctx;
-	(void)ev;
-}
-
-static void calib_aggregate(void *ctx, const struct tracer_aggregate *a)
-{
-	if (a->nr == SYS_getppid && a->timed)
-		*(uint64_t *)ctx = a->min_ns;
-}
-
-/* The fastest of CALIB_CALLS getppid, timed as the agent times them. */
-static uint64_t untraced_min_ns(void)
-{
-	uint64_t t0, t1, min = UINT64_MAX;
-	int i;
-
-	for (i = 0; i < CALIB_CALLS; i++) {
-		t0 = mono_ns();
-		syscall(SYS_getppid);
-		t1 = mono_ns();
-		if (t1 - t0 < min)
-			min = t1 - t0;
-	}
-	return min;
-}
-
-static int agent_run(const struct tracer_opts *opts,
-		     const struct tracer_target *target,
-		     const struct tracer_sink *sink, struct tracer_result *res);
+/* From the last calibrate() (agent-calib.c): see struct agent_costs. */
+static struct agent_costs agent_costs;
 
 /*
- * Two corrections.  Unarmed tasks are traced at every call: ptrace's
- * stop cost, measured as the ptrace engine measures it, goes to c.  And
- * a task with dispatch on pays for it in every call the agent makes
- * (the kernel's slow entry and exit paths): the fastest getppid the agent
- * times minus the fastest untraced one (the minimum: what the call
- * cannot do faster, robust to preemption), kept for the runs.
+ * Unarmed tasks are traced at every call: ptrace's stop cost, measured
+ * as the ptrace engine measures it, goes to c.  What the agent adds to
+ * a call (agent-calib.c) is kept for the runs.
  */
 static int agent_calibrate(const struct tracer_opts *opts,
 			   struct tracer_calibration *c)
 {
-	struct tracer_target t = { .kind = TARGET_FUNCTION,
-				   .child = { calib_child, NULL } };
 	struct tracer_opts o = *opts;
-	uint64_t min = 0, untraced;
-	struct tracer_sink sink = { calib_event, &min, calib_aggregate };
-	struct tracer_result res;
 	int err;
 
 	o.seccomp = false;
 	err = calibrate_by_run(&ptrace_engine, &o, c);
 	if (err < 0)
 		return err;
-	agent_correction_ns = 0;
-	if (agent_run(opts, &t, &sink, &res) < 0 || !min)
-		return 0;	/* no agent here: nothing to correct */
-	untraced = untraced_min_ns();
-	agent_correction_ns = min > untraced ? min - untraced : 0;
+	agent_calibrate_costs(opts, &agent_costs);
 	return 0;
 }
 
@@ -461,9 +405,9 @@ static int prepare(struct agent_run *ar, struct tracer_target *t,
 	return env_set(ar, old);
 }
 
-static int agent_run(const struct tracer_opts *opts,
-		     const struct tracer_target *target,
-		     const struct tracer_sink *sink, struct tracer_result *res)
+int agent_run(const struct tracer_opts *opts,
+	      const struct tracer_target *target,
+	      const struct tracer_sink *sink, struct tracer_result *res)
 {
 	struct agent_run ar = { .shm_fd = -1, .use = &res->use, .sink = sink,
 				.so = agent_so() };
@@ -489,8 +433,9 @@ static int agent_run(const struct tracer_opts *opts,
 	err = shm_open_run(&ar, opts);
 	if (err < 0)
 		return err;
-	ar.shm->correction_ns = agent_correction_ns;
-	res->use.correction_ns = agent_correction_ns;
+	ar.shm->correction_ns = agent_costs.correction_ns;
+	res->use.correction_ns = agent_costs.correction_ns;
+	res->use.dispatch_ns = agent_costs.dispatch_ns;
 	err = prepare(&ar, &t, &w, &old, &env);
 	if (err < 0)
 		goto out_close;

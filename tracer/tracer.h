@@ -152,6 +152,8 @@ struct tracer_engine_use {
 				   their later calls are not counted */
 	uint64_t correction_ns;	/* subtracted from each call the agent
 				   timed (what dispatch adds, calibrated) */
+	uint64_t dispatch_ns;	/* what each call it handled added to the
+				   wall (calibrated) */
 	struct tracer_fallback {
 		pid_t pid;
 		const char *why;	/* static: "static binary" */

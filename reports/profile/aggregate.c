@@ -76,6 +76,7 @@ void profile_set_engines(struct profile *p, const struct tracer_engine_use *u)
 	e->fallbacks = u->fallbacks;
 	e->untraced = u->untraced;
 	e->correction_ns = u->correction_ns;
+	e->dispatch_ns = u->dispatch_ns;
 	for (i = 0; i < u->fallbacks && i < PROFILE_FALLBACKS_MAX; i++) {
 		e->fallback[i].pid = (int)u->fallback[i].pid;
 		snprintf(e->fallback[i].why, sizeof(e->fallback[i].why), "%s",

@@ -22,6 +22,7 @@ static const struct {
 	{ "untraced_tasks", offsetof(struct profile_engines, untraced) },
 	{ "agent_correction_ns",
 	  offsetof(struct profile_engines, correction_ns) },
+	{ "agent_dispatch_ns", offsetof(struct profile_engines, dispatch_ns) },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 

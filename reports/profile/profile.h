@@ -287,6 +287,8 @@ struct profile_engines {
 	uint64_t untraced;		/* tasks not traced again: their
 					   later calls are not counted */
 	uint64_t correction_ns;		/* subtracted per call it timed */
+	uint64_t dispatch_ns;		/* wall it added per call it
+					   handled (calibrated) */
 	struct profile_fallback {
 		int pid;
 		char why[PROFILE_WHY_MAX];
