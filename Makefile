@@ -13,7 +13,7 @@ PKG_CONFIG ?= pkg-config
 PROVE ?= prove
 VERSION := 0.1.0
 
-PKGS := libseccomp jansson
+PKGS := libseccomp jansson libunwind-generic libprotobuf-c zlib
 
 # Flags from pkg-config live in build/config.mk, made by scripts/configure
 # (which installs what is missing first).  Make re-reads the file once it
@@ -25,7 +25,7 @@ endif
 # The project's flags first, the user's CFLAGS/CPPFLAGS/LDFLAGS/LDLIBS after,
 # so overriding them cannot drop an include path or a library.
 CFLAGS ?= -O2 -g
-ALL_CPPFLAGS := -I. -D_GNU_SOURCE -DIOTRACE_VERSION='"$(VERSION)"' $(DEP_CFLAGS) $(CPPFLAGS)
+ALL_CPPFLAGS := -I. -Ibuild/gen -D_GNU_SOURCE -DIOTRACE_VERSION='"$(VERSION)"' $(DEP_CFLAGS) $(CPPFLAGS)
 ALL_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -MMD -MP $(CFLAGS)
 ALL_LDLIBS := $(DEP_LIBS) -lm $(LDLIBS)
 
@@ -39,7 +39,7 @@ endif
 
 LIB_SRCS := $(wildcard tracer/*.c reports/*/*.c workloads/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
-LIB_OBJS := $(LIB_SRCS:%.c=build/%.o)
+LIB_OBJS := $(LIB_SRCS:%.c=build/%.o) build/gen/pprof.pb-c.o
 CLI_OBJS := $(CLI_SRCS:%.c=build/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
@@ -104,20 +104,36 @@ build/gen/systab.h: build/gen-systab
 
 build/tracer/syscalls.o: build/gen/systab.h
 
-build/config.mk: scripts/configure
+# --format=pprof's messages: pprof's profile.proto (the part written),
+# compiled by protoc-c at build time into build/gen/pprof.pb-c.[ch].
+build/gen/pprof.pb-c.c build/gen/pprof.pb-c.h: reports/render/pprof.proto
+	@mkdir -p build/gen
+	$(Q)protoc-c --c_out=build/gen --proto_path=reports/render $<
+build/gen/pprof.pb-c.o: build/gen/pprof.pb-c.c | build/config.mk
+	$(QCC)$(CC) $(ALL_CPPFLAGS) -std=gnu11 $(CFLAGS) -c -o $@ $<
+build/reports/render/pprof.o: build/gen/pprof.pb-c.h
+
+build/config.mk: scripts/configure Makefile
 	@mkdir -p build
 	$(Q)PKG_CONFIG='$(PKG_CONFIG)' CC='$(CC)' sh scripts/configure $(PKGS) > $@.tmp && mv $@.tmp $@
 
 demo: iotrace
 	./iotrace -- dd if=/dev/zero of=build/demo.out bs=1024 count=20480
 
-check: iotrace build/iotrace-agent.so $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS)
+check: iotrace build/iotrace-agent.so $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) test-deps
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers \
 		HELPERS32=$(CURDIR)/build/helpers32 \
 		$(PROVE) --exec '' $(UNIT_BINS) tests/t*.sh
 
+# What only the tests need (go, for pprof), installed once; where it
+# cannot be (not root), the tests that need it are skipped, saying why.
+test-deps:
+	@command -v go >/dev/null 2>&1 || sh scripts/install-deps --tests || true
+.PHONY: test-deps
+
 bench: iotrace build/iotrace-agent.so $(HELPER_BINS)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/bench.sh
+	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/stacks.sh
 
 bench-agent: iotrace build/iotrace-agent.so $(HELPER_BINS)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/agent.sh
@@ -139,7 +155,8 @@ style:
 	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) */*.h reports/*/*.h
 
 lint: | build/config.mk
-	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -I. -D_GNU_SOURCE tracer reports workloads cli agent
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -I. -D_GNU_SOURCE \
+		--suppress='preprocessorErrorDirective:build/gen/pprof.pb-c.h' tracer reports workloads cli agent
 
 clean:
 	rm -rf build iotrace
@@ -180,14 +197,14 @@ FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 # No ptrace code: syscall names, and the fd cache reports/profile/files.c links to.
 FUZZ_SRCS := $(filter-out tracer/%,$(LIB_SRCS)) tracer/syscalls.c tracer/systab.c \
-	tracer/fds.c tracer/fdinfo.c
+	tracer/fds.c tracer/fdinfo.c tracer/stacks.c build/gen/pprof.pb-c.c
 
 FUZZ_TARGETS := json strace diff args
 
 build/fuzz/fuzz-json build/fuzz/fuzz-strace: tests/fuzz/fuzz-load.c
 build/fuzz/fuzz-diff: tests/fuzz/fuzz-diff.c
 build/fuzz/fuzz-args: tests/fuzz/fuzz-args.c cli/attach.c
-$(FUZZ_TARGETS:%=build/fuzz/fuzz-%): $(FUZZ_SRCS) build/gen/systab.h | build/config.mk
+$(FUZZ_TARGETS:%=build/fuzz/fuzz-%): $(FUZZ_SRCS) build/gen/systab.h build/gen/pprof.pb-c.h | build/config.mk
 	@mkdir -p build/fuzz
 	@command -v $(FUZZ_CC) >/dev/null || sh scripts/install-fuzz-deps
 	$(QCC)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) $(if $(findstring json,$@),-DFUZZ_JSON) -o $@ $(filter %.c,$^) $(ALL_LDLIBS)
@@ -201,6 +218,15 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
 	done
 
 .PHONY: fuzz
+
+# -k's tracee also linked statically and stripped (tests/t0900-callsites.sh).
+CALLSITES_BINS := build/helpers/callsites-static build/helpers/callsites-stripped
+check: $(CALLSITES_BINS)
+build/helpers/callsites-static: tests/helpers/callsites.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -O1 -g -static -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
+build/helpers/callsites-stripped: build/helpers/callsites
+	$(Q)strip -o $@ $<
 
 # `make check` replays the seeds of diff and args through the same entry
 # points, built with $(CC) and no libFuzzer (tests/fuzz/replay.c), so
@@ -232,7 +258,7 @@ SAN_DIR := build/san
 SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined,float-cast-overflow \
 	-fno-sanitize-recover=all
-SAN_LIB_OBJS := $(LIB_SRCS:%.c=$(SAN_DIR)/%.o)
+SAN_LIB_OBJS := $(LIB_SRCS:%.c=$(SAN_DIR)/%.o) build/gen/pprof.pb-c.o
 SAN_CLI_OBJS := $(CLI_SRCS:%.c=$(SAN_DIR)/%.o)
 SAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(SAN_DIR)/tests/%) \
 	$(REPLAY_TARGETS:%=$(SAN_DIR)/tests/fuzz-%-replay)
@@ -251,6 +277,7 @@ $(SAN_DIR)/options.o: tests/sanitize/options.c | build/config.mk
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(SAN_DIR)/tracer/syscalls.o: build/gen/systab.h
+$(SAN_DIR)/reports/render/pprof.o: build/gen/pprof.pb-c.h
 
 $(SAN_DIR)/libiotrace.a: $(SAN_LIB_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
@@ -268,7 +295,7 @@ $(SAN_DIR)/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c $(SAN_DI
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) -DFUZZ_NAME='"$*"' $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(SAN_DIR)/libiotrace.a $(ALL_LDLIBS)
 
-check-sanitize: $(SAN_DIR)/iotrace build/iotrace-agent.so $(SAN_UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) $(PRELOAD_LIBS)
+check-sanitize: $(SAN_DIR)/iotrace build/iotrace-agent.so $(SAN_UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) $(PRELOAD_LIBS) test-deps
 	$(Q)rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
 	$(Q)$(SAN_ENV) IOTRACE=$(CURDIR)/$(SAN_DIR)/iotrace \
 		HELPERS=$(CURDIR)/build/helpers HELPERS32=$(CURDIR)/build/helpers32 \

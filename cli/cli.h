@@ -33,6 +33,8 @@ struct cli_opts {
 	pid_t *pids;			/* -p PID[,PID...]: attach */
 	size_t npids;
 	uint64_t duration_ns;		/* --duration SECS; 0: none */
+	bool stacks;			/* -k: call sites (stacks.c) */
+	const char *folded;		/* --folded FILE */
 };
 
 struct cli_command {
@@ -65,7 +67,8 @@ int cli_load(struct profile *p, const char *path);
  * -o, -S, --format, --raw-time after report's or diff's word; getopt
  * returns these values for the long ones.
  */
-enum { REPORT_OPT_FORMAT = 300, REPORT_OPT_RAW_TIME, REPORT_OPT_FAIL_IF };
+enum { REPORT_OPT_FORMAT = 300, REPORT_OPT_RAW_TIME, REPORT_OPT_FAIL_IF,
+       REPORT_OPT_TOP_SITES, REPORT_OPT_FOLDED, REPORT_OPT_FOLDED_WEIGHT };
 bool cli_parse_report_option(struct cli_opts *o, int c);
 /* The same, a usage error (exit 2) for anything else: report and diff. */
 void cli_parse_subcommand_option(struct cli_opts *o, int c, char **argv);
@@ -93,6 +96,29 @@ struct outfile {
 int outfile_open(struct outfile *out, const char *path);
 int outfile_commit(struct outfile *out);	/* 0, or -1 with a message */
 void outfile_abort(struct outfile *out);
+
+/*
+ * -k and its options (stacks.c): -k/--stacks, --stack-depth N,
+ * --stack-sample N before the command; --top-sites K, --folded FILE and
+ * --folded-weight=calls|time wherever report options go.  false: not
+ * one of them.
+ */
+enum { STACK_OPT_DEPTH = 320, STACK_OPT_SAMPLE };
+bool stacks_parse_option(struct cli_opts *o, int c);
+bool stacks_parse_report_option(struct cli_opts *o, int c);
+/* --format=pprof is binary: only with -o (a usage error otherwise). */
+void stacks_check_format(const struct cli_opts *o);
+/* The table -k unwinds into, in o->tracer; -1 with the error printed. */
+int stacks_start(struct cli_opts *o);
+void stacks_end(struct cli_opts *o);
+/*
+ * --folded FILE: opened before anything runs (an unwritable path fails
+ * first; nothing opened without --folded), then written and committed
+ * atomically, or aborted.  0 or -1 with the error printed.
+ */
+int folded_open(const struct cli_opts *o, struct outfile *out);
+int folded_commit(const struct cli_opts *o, const struct profile *p,
+		  struct outfile *out);
 
 /*
  * Traces target to the end, aggregates, renders per o, and returns the

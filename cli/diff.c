@@ -38,7 +38,8 @@ static void parse_diff_options(struct cli_opts *o, struct fail_if *f,
 			usage_error("--fail-if: %s", bad);
 	}
 	if (o->report.format == FMT_CSV ||
-	    o->report.format == FMT_CSV_BREAKDOWN)
+	    o->report.format == FMT_CSV_BREAKDOWN ||
+	    o->report.format == FMT_PPROF)
 		usage_error("diff: --format must be table or json");
 	if (argc - optind != 2)
 		usage_error("diff: give two saved runs, BASE and NEW");

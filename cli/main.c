@@ -59,9 +59,10 @@ static void print_help(void)
 	       "prints an strace -c compatible table tied to the wall clock.\n\n"
 	       "Options:\n"
 	       "  -o FILE            write the report to FILE (default: stderr)\n"
-	       "      --format=FMT   table (default), json, csv, or\n"
+	       "      --format=FMT   table (default), json, csv,\n"
 	       "                     csv-breakdown (a row per syscall\n"
-	       "                     and file)\n"
+	       "                     and file), or pprof (-k's call\n"
+	       "                     sites, gzipped protobuf: with -o)\n"
 	       "      --save FILE    also write the whole profile as JSON\n"
 	       "  -S KEY             sort by time|calls|errors|name|avg-time|\n"
 	       "                     min-time|max-time|p50|p90|p99\n"
@@ -89,6 +90,17 @@ static void print_help(void)
 	       "  -c, -C, -w         accepted for strace habit: the summary is\n"
 	       "                     always printed, its time always wall-clock\n"
 	       "      --histogram    print a latency histogram per syscall\n"
+	       "  -k, --stacks       unwind the user stack of each traced\n"
+	       "                     call: a Call sites section (top stacks\n"
+	       "                     of the syscalls with most time)\n"
+	       "      --stack-depth N  frames kept per stack (default 16,\n"
+	       "                     at most 32)\n"
+	       "      --stack-sample N  unwind 1 call in N per syscall;\n"
+	       "                     counts are scaled\n"
+	       "      --top-sites K  call sites shown per syscall (default 3)\n"
+	       "      --folded FILE  write folded stacks (root;...;leaf;\n"
+	       "                     syscall N) for flame graphs\n"
+	       "      --folded-weight=calls|time  what N is (default calls)\n"
 	       "      --no-findings  leave out the findings after the tables\n"
 	       "      --baseline[=N] run the command N times untraced first\n"
 	       "                     (default 3; stdin /dev/null, output\n"
@@ -118,6 +130,8 @@ int parse_format(const char *s)
 		return FMT_CSV;
 	if (!strcmp(s, "csv-breakdown"))
 		return FMT_CSV_BREAKDOWN;
+	if (!strcmp(s, "pprof"))
+		return FMT_PPROF;
 	return -1;
 }
 
@@ -148,6 +162,7 @@ static void settle_options(struct cli_opts *o)
 {
 	char bad[8];
 
+	stacks_check_format(o);
 	if (o->count_only) {
 		syscall_set_parse(&o->count_set, "all", bad, sizeof(bad));
 		o->tracer.count = &o->count_set;
@@ -184,6 +199,12 @@ static const struct option long_options[] = {
 	{ "no-findings", no_argument, NULL, OPT_NO_FINDINGS },
 	{ "histogram", no_argument, NULL, OPT_HISTOGRAM },
 	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "stacks", no_argument, NULL, 'k' },
+	{ "stack-depth", required_argument, NULL, STACK_OPT_DEPTH },
+	{ "stack-sample", required_argument, NULL, STACK_OPT_SAMPLE },
+	{ "top-sites", required_argument, NULL, REPORT_OPT_TOP_SITES },
+	{ "folded", required_argument, NULL, REPORT_OPT_FOLDED },
+	{ "folded-weight", required_argument, NULL, REPORT_OPT_FOLDED_WEIGHT },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ NULL, 0, NULL, 0 },
 };
@@ -278,7 +299,8 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 		usage_error("option '%s' needs a value", bad_option(argv, optind));
 	default:
 		/* -o, -S, --format, --raw-time: shared with report and diff. */
-		if (!cli_parse_report_option(o, c))
+		if (!cli_parse_report_option(o, c) &&
+		    !stacks_parse_option(o, c))
 			usage_error("unknown option '%s'",
 				    bad_option(argv, optind));
 	}
@@ -390,7 +412,7 @@ int main(int argc, char **argv)
 	refuse_setid();
 	reserve_std_fds();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ho:S:e:fcCwVp:", long_options,
+	while ((c = getopt_long(argc, argv, "+:ho:S:e:fcCwVp:k", long_options,
 				NULL)) != -1)
 		parse_option(&o, c, argv);
 	if (o.npids || o.duration_ns) {

@@ -30,6 +30,9 @@ static const struct option report_options[] = {
 	{ "format", required_argument, NULL, REPORT_OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "raw-time", no_argument, NULL, REPORT_OPT_RAW_TIME },
+	{ "top-sites", required_argument, NULL, REPORT_OPT_TOP_SITES },
+	{ "folded", required_argument, NULL, REPORT_OPT_FOLDED },
+	{ "folded-weight", required_argument, NULL, REPORT_OPT_FOLDED_WEIGHT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -57,7 +60,7 @@ bool cli_parse_report_option(struct cli_opts *o, int c)
 		o->report.raw_time = true;
 		break;
 	default:
-		return false;
+		return stacks_parse_report_option(o, c);
 	}
 	return true;
 }
@@ -87,6 +90,7 @@ static int render_to(const struct cli_opts *o, const struct profile *p)
 
 int cmd_report(struct cli_opts *o, int argc, char **argv)
 {
+	struct outfile folded;
 	struct profile p;
 	int c, status;
 
@@ -98,9 +102,16 @@ int cmd_report(struct cli_opts *o, int argc, char **argv)
 	if (argc - optind != 1)
 		usage_error("report: give one saved profile (FILE.json or an "
 			    "strace -c table)");
-	if (cli_load(&p, argv[optind]) < 0)
+	stacks_check_format(o);
+	if (folded_open(o, &folded) < 0)
+		return 1;
+	if (cli_load(&p, argv[optind]) < 0) {
+		outfile_abort(&folded);
 		return EXIT_USAGE;
+	}
 	status = render_to(o, &p) < 0 ? 1 : 0;
+	if (folded_commit(o, &p, &folded) < 0)
+		status = 1;
 	profile_release(&p);
 	return status;
 }

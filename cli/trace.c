@@ -13,6 +13,8 @@
 struct sink_ctx {
 	struct profile *p;
 	struct fd_cache *fds;	/* per-file I/O; NULL: out of memory */
+	const struct tracer_stacks *stacks;	/* -k; NULL: none */
+	struct profile_stack_cache sites;	/* stack ids to call sites */
 };
 
 static void on_syscall(void *ctx, const struct tracer_event *ev)
@@ -21,6 +23,8 @@ static void on_syscall(void *ctx, const struct tracer_event *ev)
 
 	profile_add(s->p, ev);
 	profile_add_files(s->p, s->fds, ev);
+	if (s->stacks)
+		profile_add_callsite(s->p, &s->sites, s->stacks, ev);
 }
 
 static void on_aggregate(void *ctx, const struct tracer_aggregate *a)
@@ -89,6 +93,14 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 	static int said;
 	const char *why;
 
+	/* -k's unwinder is made later (stacks_start): the agent engine's
+	   probe, which refuses it, cannot see it yet. */
+	if (o->stacks && o->engine_auto)
+		o->engine = tracer_engine_find("ptrace");
+	if (o->stacks && strcmp(o->engine->name, "ptrace"))
+		return error("cannot trace '%s' with the %s engine: -k: the "
+			     "agent does not unwind call sites (yet)", what,
+			     o->engine->name);
 	if (o->engine_auto &&
 	    o->engine->probe(&o->tracer, target))
 		o->engine = tracer_engine_find("ptrace");
@@ -124,11 +136,14 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 static void calibrate(const struct cli_opts *o, struct profile *p,
 		      struct tracer_calibration *c)
 {
+	struct tracer_opts plain = o->tracer;
 	int err;
 
 	if (o->count_only)
 		return;
-	err = o->engine->calibrate(&o->tracer, c);
+	/* -k's unwinding is outside the times: not calibrated either. */
+	plain.stacks = NULL;
+	err = o->engine->calibrate(&plain, c);
 	if (err < 0 && !tracer_pending_signal()) {
 		error("calibration failed (%s): times are not corrected",
 		      strerror(-err));
@@ -172,6 +187,7 @@ static void recalibrate(const struct cli_opts *o, struct profile *p,
 	/* Past the first fork nothing is pinned: stops cost what unpinned
 	   ones do, so that is what the second calibration measures. */
 	unpinned.pin = o->tracer.pin && !c->many_tasks;
+	unpinned.stacks = NULL;
 	if (!p->calibrated || tracer_pending_signal() ||
 	    (res->stops >= RECALIBRATE_MIN_STOPS &&
 	     o->engine->calibrate(&unpinned, &after) < 0))
@@ -207,10 +223,20 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 			     sigabbrev_np(tracer_pending_signal()), argv[0]);
 	/* The tracer shows the cache every close, even under -e trace=;
 	   the agent engine's ptrace does not see the agent's calls. */
+	memset(&sctx, 0, sizeof(sctx));
 	sctx.p = p;
 	sctx.fds = fd_cache_new(p->native_arch,
 				strcmp(o->engine->name, "agent") != 0);
+	if (stacks_start(o) < 0) {
+		fd_cache_free(sctx.fds);
+		return -1;
+	}
+	sctx.stacks = o->tracer.stacks;
+	p->stack_sample = o->stacks && o->tracer.stack_sample > 1 ?
+			  o->tracer.stack_sample : 0;
 	err = o->engine->run(&o->tracer, target, &sink, &res);
+	stacks_end(o);
+	profile_stack_cache_release(&sctx.sites);
 	fd_cache_free(sctx.fds);
 	snprintf(p->engine, sizeof(p->engine), "%s",
 		 res.engine ? res.engine : "");
@@ -232,12 +258,17 @@ int trace_and_report(struct cli_opts *o, const struct tracer_target *target,
 		     int (*before)(struct profile *p, void *arg), void *arg)
 {
 	struct profile_baseline baseline = { .runs = 0 };
-	struct outfile out, save;
+	struct outfile out, save, folded;
 	struct profile p;
 	int status = 1;
 
 	if (open_outputs(o, &out, &save) < 0)
 		return 1;
+	if (folded_open(o, &folded) < 0) {
+		outfile_abort(&out);
+		outfile_abort(&save);
+		return 1;
+	}
 	/* --baseline: the untraced runs first, before calibration. */
 	status = o->baseline ? baseline_for_trace(o, target, argv, &baseline)
 			     : 0;
@@ -254,6 +285,8 @@ int trace_and_report(struct cli_opts *o, const struct tracer_target *target,
 	status = exit_status_of(&p);
 	if (write_outputs(o, &p, &out, &save) < 0 && !status)
 		status = 1;
+	if (folded_commit(o, &p, &folded) < 0 && !status)
+		status = 1;
 	profile_release(&p);
 	return status;
 
@@ -262,6 +295,7 @@ out_release:
 out_abort:
 	outfile_abort(&out);
 	outfile_abort(&save);
+	outfile_abort(&folded);
 	return status;
 }
 

@@ -47,6 +47,9 @@ test_have_prereq() {
 		ROOT)
 			# may make set-user-ID files of other users
 			test "$(id -u)" = 0 || return 1 ;;
+		GO)
+			# go tool pprof (golang-go): reads --format=pprof
+			command -v go >/dev/null 2>&1 || return 1 ;;
 		UNSANITIZED)
 			# exact calls of a process running iotrace's own
 			# code (a built-in workload): under make

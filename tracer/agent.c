@@ -82,6 +82,8 @@ static const char *agent_probe(const struct tracer_opts *opts,
 		       "starts";
 	if (target->kind != TARGET_COMMAND && target->kind != TARGET_FUNCTION)
 		return "the agent engine cannot trace this kind of target";
+	if (opts->stacks)
+		return "-k: the agent does not unwind call sites (yet)";
 	if (seccomp_arch_native() != SCMP_ARCH_X86_64)
 		return "the agent runs on x86_64 only";
 	if (!agent_so())

@@ -20,42 +20,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "tracer/tracer-int.h"
-
-/*
- * The thread group of tid from /proc/TID/status (Tgid: is its fourth
- * line; a newline in the name is escaped there).  Used at most once per
- * task, for one whose parent's clone event has not been seen yet.  tid
- * itself when /proc cannot say.
- */
-static pid_t tgid_from_proc(pid_t tid)
-{
-	char path[32], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return tid;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return tid;
-	buf[n] = '\0';
-	p = strstr(buf, "\nTgid:");
-	return p ? (pid_t)strtol(p + 6, NULL, 10) : tid;
-}
+#include "tracer/unwind.h"
 
 static pid_t task_tgid(struct task *t)
 {
+	/* At most once per task, for one whose parent's clone event has
+	   not been seen yet; tid itself when /proc cannot say. */
 	if (!t->tgid)
-		t->tgid = tgid_from_proc(t->tid);
+		t->tgid = (pid_t)task_status_field(t->tid, "Tgid", t->tid);
 	return t->tgid;
 }
 
@@ -100,8 +79,31 @@ static void emit(struct loop *l, struct task *t, int64_t ret,
 	ev.entry_ns = t->entry_ns;
 	ev.exit_ns = now;
 	ev.file_id = TRACER_ID_NONE;
-	ev.stack_id = TRACER_ID_NONE;
+	ev.stack_id = flags & EVF_HIDDEN ? TRACER_ID_NONE : t->stack_id;
 	l->sink->syscall(l->sink->ctx, &ev);
+}
+
+/*
+ * -k: the stack of a traced call, unwound at its entry; its time starts
+ * once the unwinding is done, so -k does not lengthen it.  A call that
+ * may map code makes the process's map cache stale.
+ */
+static uint64_t entry_stack(struct loop *l, struct task *t, uint8_t act,
+			    const uint64_t *args, uint64_t now)
+{
+	t->stack_id = TRACER_ID_NONE;
+	if (!l->unwind)
+		return now;
+	if ((act & ACT_MAPS) && (args[2] & PROT_EXEC))
+		unwinder_maps_changed(l->unwind, task_tgid(t));
+	if (!(act & (ACT_TIME | ACT_COUNT)))
+		return now;
+	/* The execve that starts a command is made by iotrace's code. */
+	if (l->leader_iotrace && t->tid == l->leader)
+		return now;
+	t->stack_id = unwinder_stack(l->unwind, t->tid, task_tgid(t),
+				     t->arch, t->nr);
+	return mono_ns();
 }
 
 /* Entry (or seccomp) stop of a call whose action is act. */
@@ -113,6 +115,7 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 	t->nr = (int)nr;
 	t->act = act;
 	memcpy(t->args, args, sizeof(t->args));
+	now = entry_stack(l, t, act, args, now);
 	t->entry_ns = now;
 	if (l->pin.active)
 		pin_at_entry(&l->pin, t->tid, arch, (int)nr);
@@ -298,6 +301,9 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 		break;
 	case PTRACE_EVENT_EXEC:
 		on_exec(l, tid);
+		unwinder_maps_changed(l->unwind, tid);
+		if (tid == l->leader)
+			l->leader_iotrace = false;
 		t = task_find(&l->tasks, tid);
 		if (l->agent && t)
 			agent_exec(l, t);
@@ -321,6 +327,11 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 
 static void on_gone(struct loop *l, pid_t tid, int status)
 {
+	struct task *t = task_find(&l->tasks, tid);
+
+	/* A process's leader gone: its map cache goes. */
+	if (l->unwind && t && t->tgid == tid)
+		unwinder_forget(l->unwind, tid);
 	if (tid == l->leader) {
 		tracer_leader_reaped();	/* its pid is free for anyone now */
 		l->res->status = status;

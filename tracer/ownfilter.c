@@ -112,21 +112,7 @@ static enum own_op classify(const struct task *t)
  */
 static bool other_filters(pid_t tid)
 {
-	char path[40], buf[4096], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	p = strstr(buf, "\nSeccomp_filters:");
-	return p && strtol(p + 17, NULL, 10) > 1;
+	return task_status_field(tid, "Seccomp_filters", 0) > 1;
 }
 
 void ownfilter_at_entry(struct loop *l, struct task *t)

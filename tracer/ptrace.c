@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "tracer/tracer-int.h"
+#include "tracer/unwind.h"
 
 static const struct ptrace_target *const ptrace_targets[TARGET_NKINDS] = {
 	[TARGET_COMMAND] = &spawn_target,
@@ -127,7 +128,15 @@ int ptrace_run_loop(struct loop *l, const struct tracer_target *target)
 	if (!err && l->agent)
 		err = agent_plan(l);
 	if (err < 0)
-		goto out_release;
+		goto out_plan;
+	if (l->opts->stacks) {
+		l->unwind = unwinder_new(l->opts->stacks, l->opts->stack_depth,
+					 l->opts->stack_sample);
+		if (!l->unwind) {
+			err = -ENOMEM;
+			goto out_plan;
+		}
+	}
 	if (l->opts->pin && pt->from_birth)
 		pin_start(&l->pin);
 	children_cpu(&before);
@@ -151,7 +160,8 @@ int ptrace_run_loop(struct loop *l, const struct tracer_target *target)
 out_unpin:
 	if (l->pin.active)
 		pin_end(&l->pin, 0, 0);
-out_release:
+	unwinder_free(l->unwind);
+out_plan:
 	plan_release(&l->plan);
 	task_table_release(&l->tasks);
 	return err;

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "tracer/tracer-int.h"
+#include "tracer/unwind.h"
 
 /* What opts make of number nr of personality pers (-1: outside all). */
 static uint8_t traced_action(const struct tracer_opts *opts, int pers, int nr)
@@ -99,6 +100,8 @@ static void fill_plan(struct plan *pl, const struct tracer_opts *opts)
 		clone_mark(pl->act[p], p);
 	for (p = 0; opts->seccomp && p < syscall_npers; p++)
 		ownfilter_mark(pl->act[p], p);
+	for (p = 0; opts->stacks && p < syscall_npers; p++)
+		unwind_mark(pl->act[p], p);
 }
 
 static bool kernel_at_least(int major, int minor)

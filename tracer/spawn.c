@@ -362,6 +362,7 @@ static int spawn_start(struct loop *l, const struct tracer_target *target)
 	if (err)
 		goto out_kill;
 	l->leader = pid;
+	l->leader_iotrace = target->kind == TARGET_COMMAND;
 	leader_set(pid);
 	return 0;
 

@@ -6,9 +6,12 @@
  * shrinks when an eighth full, so its memory follows the number of live
  * tasks, never the number of syscalls.
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "tracer/tracer-int.h"
 
 #define TASK_TABLE_MIN 16
@@ -106,4 +109,29 @@ void task_del(struct task_table *tt, pid_t tid)
 	}
 	if (tt->cap > TASK_TABLE_MIN && tt->count * 8 < tt->cap)
 		resize(tt, tt->cap / 2);
+}
+
+/*
+ * A number in /proc/TID/status ("Tgid", "Seccomp_filters"), read at rare
+ * moments (a task's first stop, a filter load), never per stop.  The
+ * name of the task is escaped there, so a field's line cannot be forged.
+ */
+long task_status_field(pid_t tid, const char *field, long missing)
+{
+	char path[40], buf[4096], key[48], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	snprintf(key, sizeof(key), "\n%s:", field);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return missing;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return missing;
+	buf[n] = '\0';
+	p = strstr(buf, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : missing;
 }

@@ -14,6 +14,8 @@
 #include <time.h>
 #include "tracer/tracer.h"
 
+struct unwinder;
+
 /* SIGTERM or SIGHUP received by iotrace while tracing; 0 if none. */
 extern volatile sig_atomic_t tracer_fatal_signal;
 /*
@@ -42,6 +44,9 @@ enum {
 				   so the child is followed (clone.c) */
 	ACT_SECCOMP = 64,	/* seen at entry: may give the task a seccomp
 				   filter or strict mode (ownfilter.c) */
+	ACT_MAPS = 128,		/* -k, seen at entry: may map code, so the
+				   process's map cache is read again
+				   (unwind.c) */
 };
 
 /*
@@ -145,6 +150,7 @@ struct task {
 				   stop (PTRACE_SYSCALL): a seccomp stop of
 				   the same call is not a second entry */
 	bool strict;		/* in strict mode, as iotrace emulates it */
+	uint32_t stack_id;	/* -k: the current call's stack, or NONE */
 	/* The agent engine only (agent-stops.c): */
 	uint8_t agent;		/* AGENT_T_*: where the agent is in it */
 	uint8_t agent_why;	/* enum agent_why, for a fallback */
@@ -164,6 +170,8 @@ void task_table_release(struct task_table *tt);
 struct task *task_get(struct task_table *tt, pid_t tid);
 struct task *task_find(struct task_table *tt, pid_t tid);
 void task_del(struct task_table *tt, pid_t tid);
+/* Number field of /proc/TID/status ("Tgid"), or missing. */
+long task_status_field(pid_t tid, const char *field, long missing);
 
 /* --- the ptrace engine (ptrace.c) --- */
 
@@ -190,7 +198,11 @@ struct loop {
 	struct plan plan;
 	struct pin pin;
 	struct task_table tasks;
+	struct unwinder *unwind;	/* -k (unwind.h); NULL: none */
 	pid_t leader;		/* the first process: its status is the run's */
+	bool leader_iotrace;	/* the leader still runs iotrace's code, up
+				   to the execve of a spawned command: -k's
+				   stacks there are iotrace's, not shown */
 	bool ending;		/* told to stop: target->end() ran */
 	bool own_filters;	/* a task has a seccomp filter or strict mode
 				   of its own: every task stops at every

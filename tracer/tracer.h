@@ -90,6 +90,15 @@ struct tracer_opts {
 	bool seccomp;			/* ptrace engine: stop only where needed
 					   (seccomp-bpf); else at every call */
 	bool pin;			/* tracer and a lone tracee on one CPU */
+	/*
+	 * -k: the user stack of each traced call, unwound at its entry
+	 * and interned here (events carry its stack_id); NULL: no
+	 * unwinding at all.  stack_depth frames at most; 1 call in
+	 * stack_sample per syscall (0 or 1: every call).
+	 */
+	struct tracer_stacks *stacks;
+	unsigned stack_depth;
+	unsigned stack_sample;
 };
 
 /* What tracing costs a timed call, measured by an engine's calibrate(). */
@@ -248,6 +257,51 @@ void tracer_signals_init(void);
  * 0 if none.  Checked before a run starts and between a sweep's runs.
  */
 int tracer_pending_signal(void);
+
+/*
+ * --- call-site stacks (stacks.c) ---
+ * The stacks an engine unwound, symbolized and interned: an event's
+ * stack_id is an index into this table (TRACER_ID_NONE: no stack).  A
+ * stack is plain data that outlives the processes it came from, so a
+ * profile can copy it.  Bounded: past TRACER_STACKS_MAX distinct stacks,
+ * calls get no stack.
+ */
+#define TRACER_STACK_MAX 32		/* frames in a stack, at most */
+#define TRACER_STACK_DEPTH 16		/* frames kept unless told */
+#define TRACER_STACKS_MAX 65536		/* distinct stacks in a table */
+
+struct tracer_frame {
+	const char *object;	/* path of the object mapped there, "[vdso]",
+				   or "" where nothing is mapped */
+	const char *function;	/* symbol; NULL: none known (a stripped
+				   object): offset is then in the object */
+	uint64_t offset;	/* from the function's start, or the
+				   object's load address (its vaddr 0) */
+};
+
+struct tracer_stack {
+	const struct tracer_frame *frames;	/* innermost first */
+	uint32_t nframes;
+	bool truncated;		/* unwinding stopped before the outermost
+				   frame: no unwind info, corrupt frame */
+};
+
+struct tracer_stacks;
+struct tracer_stacks *tracer_stacks_new(void);
+void tracer_stacks_free(struct tracer_stacks *st);
+/*
+ * The id of a stack of n frames (strings are copied), the same id for
+ * the same frames; TRACER_ID_NONE when the table is full or out of
+ * memory.
+ */
+uint32_t tracer_stacks_intern(struct tracer_stacks *st,
+			      const struct tracer_frame *frames, size_t n,
+			      bool truncated);
+/* The stack of id, or NULL. */
+const struct tracer_stack *tracer_stacks_get(const struct tracer_stacks *st,
+					     uint32_t id);
+/* Distinct stacks in st. */
+size_t tracer_stacks_count(const struct tracer_stacks *st);
 
 /*
  * --- what traced fds point at (fds.c, fdinfo.c) ---

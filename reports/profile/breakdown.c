@@ -19,6 +19,7 @@
 /* The dimensions: a new one is a key type in a file of its own + a row. */
 const struct profile_dim *const profile_dims[] = {
 	&profile_dim_file,
+	&profile_dim_callsite,
 	NULL,
 };
 

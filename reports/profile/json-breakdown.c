@@ -148,11 +148,30 @@ int breakdowns_to_json(json_t *doc, const struct profile *p)
 
 /* --- loading --- */
 
+/* -k --stack-sample N: 1 call in N has a stack (absent: every one). */
+static int load_stack_sample(struct jload *j, struct profile *p, json_t *doc)
+{
+	uint64_t n;
+
+	if (!json_object_get(doc, "stack_sample"))
+		return 0;
+	if (jload_u64(j, doc, "stack_sample", &n) < 0)
+		return -1;
+	if (n > UINT32_MAX) {
+		jload_push_key(j, "stack_sample");
+		return jfail(j, "must be 0 to %u", UINT32_MAX);
+	}
+	p->stack_sample = (uint32_t)n;
+	return 0;
+}
+
 int load_engine(struct jload *j, struct profile *p, json_t *doc)
 {
 	char word[sizeof(p->engine)];
 	size_t i;
 
+	if (load_stack_sample(j, p, doc) < 0)
+		return -1;
 	if (json_object_get(doc, "calibrated") &&
 	    jload_bool(j, doc, "calibrated", &p->calibrated) < 0)
 		return -1;

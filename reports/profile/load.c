@@ -565,6 +565,7 @@ int profile_from_json(struct profile *p, const char *text, size_t len,
 		forget_host(p);
 		p->engine[0] = '\0';
 		p->calibrated = false;
+		p->stack_sample = 0;
 	}
 	return err;
 }

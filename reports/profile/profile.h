@@ -114,7 +114,7 @@ struct profile_baseline {
  */
 #define PROFILE_KEY_NONE UINT32_MAX	/* no second key */
 #define PROFILE_DIMS_MAX 4		/* dimensions one profile holds */
-#define PROFILE_KEY_MAX 1024		/* largest key, in bytes */
+#define PROFILE_KEY_MAX 2048		/* largest key, in bytes */
 #define PROFILE_LABEL_MAX 512		/* a key as reports print it */
 
 /* One (syscall row, key, key2) sub-row. */
@@ -225,6 +225,45 @@ struct profile_file {
 
 extern const struct profile_dim profile_dim_file;
 
+/*
+ * The call-site dimension (callsites.c): the user stack a call was made
+ * from (-k), frames innermost first, each a function and an offset in
+ * it (or an offset in its object when the object has no symbols) and
+ * the object's path.  A key holds its text itself, so a saved profile
+ * needs nothing of the machine it came from; frames that do not fit are
+ * cut from the outermost end (cut).  Past PROFILE_CALLSITES_MAX stacks,
+ * the rest share "(other call sites)".
+ */
+#define PROFILE_CALLSITES_MAX 1024
+#define PROFILE_CALLSITE_SUBS 4096
+#define PROFILE_FRAMES_MAX 32	/* = TRACER_STACK_MAX */
+
+enum {
+	PCS_TRUNCATED = 1 << 0,	/* unwinding stopped before the outermost
+				   frame (no unwind info, corrupt frame) */
+	PCS_CUT = 1 << 1,	/* outer frames left out: no room */
+	PCS_OTHER = 1 << 2,	/* the "(other call sites)" key */
+};
+
+struct profile_callsite {
+	uint16_t nframes;
+	uint16_t flags;			/* PCS_* */
+	uint16_t at[PROFILE_FRAMES_MAX]; /* frame i: "function\0object\0"
+					   in text; function "" if none */
+	uint32_t offset[PROFILE_FRAMES_MAX]; /* in the function, or the
+					   object when there is none */
+	char text[PROFILE_KEY_MAX - 4 - 6 * PROFILE_FRAMES_MAX];
+};
+
+/* One frame of a call site, pointing into the key. */
+struct profile_frame {
+	const char *function;	/* NULL: none known */
+	const char *object;	/* path; "" where nothing was mapped */
+	uint32_t offset;
+};
+
+extern const struct profile_dim profile_dim_callsite;
+
 /* How the traced command ended. */
 struct profile_exit {
 	bool known;		/* false for strace tables */
@@ -316,6 +355,8 @@ struct profile {
 	struct profile_exit exit;
 	struct profile_truth truth;	/* truth.nrows == 0: none */
 	struct profile_baseline baseline;	/* baseline.runs == 0: none */
+	uint32_t stack_sample;	/* -k: 1 call in N has a stack; 0: -k
+				   unwound every call (or no -k) */
 	const char *source;	/* "iotrace", or "strace" for text tables */
 	/* Rows broken down per file ... (breakdown.c), as profile_dims[] */
 	struct profile_breakdown breakdowns[PROFILE_DIMS_MAX];
@@ -507,6 +548,53 @@ int profile_add_files(struct profile *p, struct fd_cache *c,
 /* "O_DIRECT, blksize 4096" for a file's flags and sizes, into buf. */
 const char *profile_file_notes(const struct profile_file *f, char *buf,
 			       size_t size);
+
+/*
+ * --- the call-site dimension (callsites.c) ---
+ * p's call-site breakdown; frame i of a call site.
+ */
+static inline const struct profile_breakdown *
+profile_callsites(const struct profile *p)
+{
+	return profile_breakdown(p, &profile_dim_callsite);
+}
+struct profile_frame profile_callsite_frame(const struct profile_callsite *c,
+					    unsigned i);
+/*
+ * Frames from..to-1 as reports print them, "f <- g (app) <- h (libx.so)"
+ * (a run of frames in one object names it once; a frame without a
+ * function is "libx.so+0x1a2b"; offsets: "f+0x1a"), into buf; its
+ * length.
+ */
+size_t profile_callsite_text(char *buf, size_t size,
+			     const struct profile_callsite *c, unsigned from,
+			     unsigned to, bool offsets);
+/* The object's file name ("libc.so.6"), from its path. */
+const char *profile_object_name(const char *path);
+/*
+ * Fills a zeroed key from frames (innermost first); frames past the
+ * key's room are cut (PCS_CUT).  Bytes that are not UTF-8 and controls
+ * become '?' (they are printed and saved).  0.
+ */
+int profile_callsite_set(struct profile_callsite *c,
+			 const struct profile_frame *frames, size_t n,
+			 bool truncated);
+/*
+ * Which call-site key each tracer stack id was given, so a stack is
+ * turned into a key once (profile_add_callsite).
+ */
+struct profile_stack_cache {
+	int32_t *key;		/* per stack id: key + 1, 0 unknown */
+	size_t n;
+};
+void profile_stack_cache_release(struct profile_stack_cache *c);
+/*
+ * Accounts an event with a stack (ev->stack_id in st) to its call site.
+ * Events without one are not in the dimension.  0 or -ENOMEM.
+ */
+int profile_add_callsite(struct profile *p, struct profile_stack_cache *c,
+			 const struct tracer_stacks *st,
+			 const struct tracer_event *ev);
 
 /*
  * Latency percentile q (0..100) of a row from its log2 histogram: the

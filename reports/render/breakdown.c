@@ -20,6 +20,7 @@ static const struct {
 		      const struct report_opts *o);
 } sections[] = {
 	{ &profile_dim_file, io_render },
+	{ &profile_dim_callsite, callsites_render },
 };
 
 static uint64_t sub_time(const struct profile_sub *s,

@@ -129,6 +129,23 @@ static void print_share_of_run(FILE *f, const struct profile *p,
 }
 
 /*
+ * -k: ", 99.9% from emit_byte <- write_report (app)" when one call
+ * site made most of r's calls (DOMINANT_SITE of those with a stack).
+ */
+#define DOMINANT_SITE 0.5
+
+static void print_site(FILE *f, const struct profile *p,
+		       const struct profile_row *r,
+		       const struct report_opts *o)
+{
+	char site[PROFILE_LABEL_MAX];
+	double share = callsites_dominant(p, r, o, site, sizeof(site));
+
+	if (share >= DOMINANT_SITE)
+		fprintf(f, ", %.1f%% from %s", 100.0 * share, site);
+}
+
+/*
  * Many small writes: the classic unbuffered loop.  Only writes, whose
  * size the program chooses; a read's size depends on what is there.
  */
@@ -157,6 +174,7 @@ static int tiny_io(FILE *f, const struct profile *p,
 			fmt_thousands(avg, sizeof(avg), mean),
 			plural(mean, "byte", "bytes"));
 		print_share_of_run(f, p, row_time(r, o));
+		print_site(f, p, r, o);
 		fprintf(f, ". A 64 KiB buffer would make ~%s calls.\n",
 			fmt_thousands(fewer, sizeof(fewer), after));
 		n++;

@@ -16,6 +16,8 @@ int report_render(FILE *f, const struct profile *p, const struct report_opts *o)
 		return csv_render(f, p, o);
 	case FMT_CSV_BREAKDOWN:
 		return csv_breakdown_render(f, p, o);
+	case FMT_PPROF:
+		return pprof_render(f, p, o);
 	}
 	return -1;
 }

@@ -16,7 +16,10 @@
 
 /* --- rendering --- */
 
-enum report_format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_CSV_BREAKDOWN };
+enum report_format {
+	FMT_TABLE, FMT_JSON, FMT_CSV, FMT_CSV_BREAKDOWN,
+	FMT_PPROF,	/* binary (gzipped protobuf): only to a file */
+};
 
 struct report_opts {
 	const struct column *sort;	/* -S; NULL: time */
@@ -24,6 +27,10 @@ struct report_opts {
 	bool raw_time;			/* --raw-time: uncorrected times */
 	bool findings;			/* print the findings section */
 	bool histogram;			/* print latency histograms */
+	unsigned top_sites;		/* --top-sites K: call sites shown
+					   per syscall; 0: 3 */
+	bool folded_time;		/* --folded-weight=time: folded
+					   stacks weighted by ns, not calls */
 };
 
 /*
@@ -99,6 +106,31 @@ int breakdown_name_width(const struct profile *p,
 			 const struct profile_breakdown *b, size_t w);
 /* The I/O table under the syscall table (io.c): the file dimension's. */
 int io_render(FILE *f, const struct profile *p, const struct report_opts *o);
+/* The Call sites section (callsites.c): the call-site dimension's. */
+int callsites_render(FILE *f, const struct profile *p,
+		     const struct report_opts *o);
+/*
+ * The call site of row r that made most of its calls (as the section
+ * prints it, into buf) and its share of the calls that have a stack;
+ * 0 when r has none.  For findings that name where calls come from.
+ */
+double callsites_dominant(const struct profile *p, const struct profile_row *r,
+			  const struct report_opts *o, char *buf, size_t size);
+/*
+ * Folded stacks (folded.c), one line per (call site, syscall):
+ * "root;...;leaf;syscall N", N the calls (o->folded_time: nanoseconds),
+ * as flamegraph.pl, inferno and speedscope read them.  Nothing without
+ * call sites.
+ */
+int folded_render(FILE *f, const struct profile *p,
+		  const struct report_opts *o);
+/*
+ * The call sites as a pprof profile (pprof.c): profile.proto, gzipped;
+ * one sample per (call site, syscall), values calls/count and
+ * time/nanoseconds.  Binary: for a file.
+ */
+int pprof_render(FILE *f, const struct profile *p,
+		 const struct report_opts *o);
 /* A section per dimension under the syscall table (breakdown.c). */
 int breakdown_render(FILE *f, const struct profile *p,
 		     const struct report_opts *o);

@@ -240,6 +240,14 @@ test_expect_success '--engine: bad values and -p are usage errors' '
 	grep -q "agent is loaded only as a program starts" err
 '
 
+test_expect_success PTRACE '-k: the agent engine refuses, auto takes ptrace' '
+	test_must_fail() { "$@"; test $? != 0; } &&
+	test_must_fail "$IOTRACE" --engine=agent -k -o k.txt -- true 2>err &&
+	grep -q "does not unwind call sites" err &&
+	"$IOTRACE" --engine=auto -k -o auto.txt -- true &&
+	grep -q "engine seccomp-bpf" auto.txt
+'
+
 test_expect_success PTRACE '--engine=auto: the agent where it can run' '
 	"$IOTRACE" --engine=auto -o auto.txt -- true &&
 	grep -q "engine agent" auto.txt

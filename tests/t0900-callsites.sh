@@ -1,0 +1,185 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# -k: call sites.  The callsites helper writes 300 times from emit_byte,
+# 7 from flush_log, 30 and 12 through put_shared from report_a and
+# report_b, and reads 5 times from load_input; the Call sites section
+# names each with its exact count, in a thread, after execve, in
+# children, after dlopen, statically linked and stripped (object+offset);
+# the folded stacks sum to the table's calls; a saved run prints them
+# again and diff compares them; a corrupt frame gives a truncated stack;
+# go tool pprof reads the pprof profile's counts.
+. "$(dirname "$0")/lib.sh"
+
+# Calls of the site of syscall $1 printed as $2 in the Call sites section.
+site_calls() {
+	awk -v sc="$1" -v want="$2" '
+	/^Call sites/ { on = 1; next }
+	on && NF == 0 { on = 0 }
+	on && /^[^ ]/ { cur = $1; next }
+	on && cur == sc && /^  / {
+		text = $0
+		sub(/^ *[0-9.]+% *~? *[0-9,]+ calls? +[0-9.]+ s  /, "", text)
+		if (text == want) { gsub(/,/, "", $2); print $2 }
+	}' report
+}
+
+# Calls of syscall $1 over the folded stacks in file $2.
+folded_sum() {
+	awk -v sc="$1" '{ n = split($1, f, ";"); if (f[n] == sc) s += $2 }
+		END { print s + 0 }' "$2"
+}
+
+check_sites() {
+	test "$(site_calls write "emit_byte (callsites)")" = 300 &&
+	test "$(site_calls write "put_shared <- report_a (callsites)")" = 30 &&
+	test "$(site_calls write "put_shared <- report_b (callsites)")" = 12 &&
+	test "$(site_calls write "flush_log (callsites)")" = 7 &&
+	test "$(site_calls read "load_input (callsites)")" = 5
+}
+
+test_expect_success PTRACE 'each call site with its exact count' '
+	"$IOTRACE" -k --top-sites 5 -e trace=write,read -o report \
+		-- "$HELPERS/callsites" &&
+	check_sites &&
+	grep -q "^write  349 calls, [0-9.]* s$" report &&
+	grep -q "^   86\.0%  *300 calls" report
+'
+
+# The execve that starts the command is made by iotrace's own code: it
+# has no call site, rather than iotrace's stack under the program's name.
+test_expect_success PTRACE 'no call site of iotrace itself' '
+	"$IOTRACE" -k --folded folded -o report -- "$HELPERS/callsites" &&
+	test "$(table_calls execve report)" = 1 &&
+	test "$(folded_sum write folded)" = 349 &&
+	! grep -e "spawn_start" -e "execve [0-9]*$" folded &&
+	! grep "(iotrace)" report
+'
+
+test_expect_success PTRACE 'folded stacks sum to the table per syscall' '
+	"$IOTRACE" -k -e trace=write,read --folded folded -o report \
+		-- "$HELPERS/callsites" &&
+	test "$(folded_sum write folded)" = "$(table_calls write report)" &&
+	test "$(folded_sum read folded)" = "$(table_calls read report)" &&
+	grep -q "^_start;__libc_start_main;.*;main;work;emit_byte;write;write 300$" \
+		folded &&
+	"$IOTRACE" -k -e trace=write --folded time --folded-weight=time \
+		-o /dev/null -- "$HELPERS/callsites" &&
+	test "$(folded_sum write time)" -gt 0
+'
+
+test_expect_success PTRACE 'threads, execve and children' '
+	"$IOTRACE" -k --top-sites 5 -e trace=write,read -o report \
+		-- "$HELPERS/callsites" threads &&
+	check_sites &&
+	"$IOTRACE" -k --top-sites 5 -e trace=write,read -o report \
+		-- "$HELPERS/callsites" exec threads &&
+	check_sites &&
+	"$IOTRACE" -k --top-sites 5 -e trace=write -o report -- sh -c \
+		"\"$HELPERS/callsites\"; \"$HELPERS/callsites\" threads" &&
+	test "$(site_calls write "emit_byte (callsites)")" = 600
+'
+
+test_expect_success PTRACE 'code loaded by dlopen after the start' '
+	"$IOTRACE" -k --top-sites 9 -e trace=write -o report \
+		-- "$HELPERS/callsites" dlopen &&
+	grep -q "^    2\.5%  *9 calls .*  libz\.so[.0-9]*+0x[0-9a-f]* <- gzflush (libz\.so[.0-9]*)\$" \
+		report &&
+	test "$(site_calls write "emit_byte <- work (callsites)")" = 300
+'
+
+test_expect_success PTRACE 'a static build, from .eh_frame' '
+	"$IOTRACE" -k --top-sites 5 -e trace=write,read -o report \
+		-- "$HELPERS/callsites-static" &&
+	grep -q "^ *86\.0%  *300 calls .* <- emit_byte (callsites-static)$" \
+		report &&
+	grep -q "^ *3\.4%  *12 calls .* <- put_shared <- report_b (callsites-static)$" \
+		report
+'
+
+test_expect_success PTRACE 'a stripped build: object+offset' '
+	"$IOTRACE" -k -e trace=write -o report \
+		-- "$HELPERS/callsites-stripped" &&
+	grep -q "^ *86\.0%  *300 calls .*  callsites-stripped+0x[0-9a-f]* <- " \
+		report &&
+	! grep -q "emit_byte" report
+'
+
+test_expect_success PTRACE 'a corrupt frame: a truncated stack, the run goes on' '
+	"$IOTRACE" -k --top-sites 9 -e trace=write -o report \
+		-- "$HELPERS/callsites" corrupt &&
+	test "$(site_calls write "corrupt_write (callsites) <- [unknown] [truncated]")" = 1 &&
+	test "$(site_calls write "emit_byte (callsites)")" = 300
+'
+
+test_expect_success PTRACE 'a saved run: report prints the sites, diff compares' '
+	"$IOTRACE" -k -e trace=write,read --top-sites 5 --save a.json \
+		-o report -- "$HELPERS/callsites" &&
+	sed -n "/^Call sites/,/^\$/p" report >expect &&
+	"$IOTRACE" report --top-sites 5 a.json >again &&
+	sed -n "/^Call sites/,/^\$/p" again >actual &&
+	test_cmp expect actual &&
+	"$IOTRACE" report --folded f.txt a.json >/dev/null &&
+	test "$(folded_sum write f.txt)" = 349 &&
+	"$IOTRACE" -k -e trace=write,read --save b.json -o /dev/null \
+		-- "$HELPERS/callsites" corrupt &&
+	"$IOTRACE" diff a.json b.json >d &&
+	grep -q "callsite corrupt_write+0x[0-9a-f]* (callsites) <- \[unknown\] \[truncated\] (only NEW)" d
+'
+
+test_expect_success PTRACE '--stack-sample: 1 call in N, counts scaled' '
+	"$IOTRACE" -k --stack-sample 10 -e trace=write -o report \
+		-- "$HELPERS/callsites" &&
+	grep -q "^write  349 calls, [0-9.]* s (stacks of 1 call in 10, scaled: ~)$" \
+		report &&
+	grep -q "^   86\.0% ~       300 calls .*  emit_byte (callsites)$" report
+'
+
+test_expect_success PTRACE 'the tiny-writes finding names the call site' '
+	"$IOTRACE" -k -o report -- dd if=/dev/zero of=/dev/null bs=1 \
+		count=3000 2>/dev/null &&
+	grep -q "^- write: 3,003 calls averaging 1 byte.*, 99\.9% from dd+0x[0-9a-f]* <- .*(dd)" \
+		report
+'
+
+test_expect_success PTRACE 'without -k: no section, no call sites saved' '
+	"$IOTRACE" -e trace=write --save c.json -o report \
+		-- "$HELPERS/callsites" &&
+	! grep -q "^Call sites" report &&
+	grep -q "\"callsite\": {" c.json &&
+	! grep -q "\"frames\"" c.json
+'
+
+test_expect_success PTRACE '--format=pprof: gzipped, one sample per site' '
+	"$IOTRACE" -k -e trace=write,read --format=pprof -o p.pb.gz \
+		-- "$HELPERS/callsites" &&
+	gzip -t p.pb.gz &&
+	"$IOTRACE" report --format=pprof -o p2.pb.gz a.json &&
+	gzip -t p2.pb.gz
+'
+
+test_expect_success PTRACE,GO 'go tool pprof -top reads the same counts' '
+	HOME=$PWD go tool pprof -top p.pb.gz >top 2>&1 &&
+	grep -q "^ *349 .*  syscall:write\$" top &&
+	grep -q "^ *6 .*  syscall:read\$" top &&
+	grep -q "^ *0  *0%  *[0-9.]*%  *300 .*  emit_byte\$" top &&
+	grep -q "^ *0  *0%  *[0-9.]*%  *42 .*  put_shared\$" top &&
+	HOME=$PWD go tool pprof -top -sample_index=time p.pb.gz >time 2>&1 &&
+	grep -q "^Type: time\$" time
+'
+
+# usage ARGS...: iotrace ARGS exits 2 (a usage error) before running.
+usage() {
+	"$IOTRACE" "$@" -- touch ran >/dev/null 2>&1
+	test $? = 2 && ! test -e ran
+}
+
+test_expect_success 'bad -k options are usage errors' '
+	usage --stack-depth 0 -k &&
+	usage --stack-depth 33 -k &&
+	usage --top-sites x -k &&
+	usage --folded-weight=bytes -k &&
+	usage --stack-sample 0 -k &&
+	usage --format=pprof -k
+'
+
+test_done

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The unwinder of the ptrace engine (-k), private to tracer/: ELF
+ * objects read from their files (symbols.c: symbols, unwind tables,
+ * segments), and the unwinder itself (unwind.c: per-process map caches,
+ * libunwind over accessors of its own, stacks interned into a
+ * struct tracer_stacks).  The stop loop calls unwinder_stack() at the
+ * entry of each traced call and tells it when a process's mappings
+ * change; nothing else of it is per stop.
+ */
+#ifndef IOTRACE_UNWIND_H
+#define IOTRACE_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include <libunwind.h>
+#include "tracer/tracer.h"
+
+/* --- ELF objects (symbols.c) --- */
+
+#define ELF_SEGS_MAX 16		/* PT_LOAD segments kept per object */
+#define ELF_OBJS_MAX 1024	/* objects known to one unwinder */
+
+struct elf_seg {
+	uint64_t vaddr, off, filesz, memsz;
+	bool writable;		/* PF_W: the file's bytes may be stale */
+};
+
+struct elf_sym {
+	uint64_t addr, size;
+	const char *name;	/* in the object's image */
+};
+
+struct elf_obj {
+	char *path;		/* as /proc/PID/maps names it, "[vdso]" */
+	dev_t dev;
+	ino_t ino;
+	const unsigned char *image;	/* the file, mapped, or a copy */
+	size_t size;
+	bool mapped;		/* image is an mmap of the file */
+	struct elf_seg segs[ELF_SEGS_MAX];
+	unsigned nsegs;
+	uint64_t lo, hi;	/* vaddr extent of the segments */
+	/* .eh_frame_hdr's search table: vaddrs, or 0 */
+	uint64_t eh_hdr, eh_table, eh_nfdes;
+	/* without one, the same table built from .eh_frame */
+	int32_t *synth;		/* pairs: start, FDE; relative to base */
+	size_t nsynth;
+	uint64_t synth_base;	/* vaddr of .eh_frame */
+	struct elf_sym *syms;	/* functions, by address */
+	size_t nsyms;
+	unsigned id;		/* index among the unwinder's objects */
+};
+
+/*
+ * Reads the ELF object at path (dev, ino as the mapping says) or, for
+ * an image with no file ([vdso]), from size bytes at image (taken
+ * over: freed with the object).  NULL: not an x86_64 ELF object, no
+ * memory.
+ */
+struct elf_obj *elf_obj_open(const char *path, dev_t dev, ino_t ino);
+struct elf_obj *elf_obj_from_image(const char *name, void *image,
+				   size_t size);
+void elf_obj_free(struct elf_obj *o);
+/* The function holding vaddr, or NULL. */
+const struct elf_sym *elf_obj_symbol(const struct elf_obj *o, uint64_t vaddr);
+/*
+ * The load bias of o mapped at start from file offset off (an
+ * executable mapping): 0, or -1 when no segment is mapped there.
+ */
+int elf_obj_bias(const struct elf_obj *o, uint64_t start, uint64_t off,
+		 uint64_t *bias);
+/* 8 bytes at vaddr of a read-only segment of the file: 0, or -1. */
+int elf_obj_read(const struct elf_obj *o, uint64_t vaddr, uint64_t *val);
+
+/*
+ * Builds o->synth, the search table .eh_frame_hdr would hold, from the
+ * .eh_frame at vaddr (size bytes at file offset off): for objects
+ * linked without the header, static executables (ehframe.c).
+ */
+void elf_synth_table(struct elf_obj *o, uint64_t vaddr, uint64_t off,
+		     uint64_t size);
+
+/* --- the unwinder (unwind.c) --- */
+
+struct unwinder;
+/* NULL: no memory. */
+struct unwinder *unwinder_new(struct tracer_stacks *st, unsigned depth,
+			      unsigned sample);
+void unwinder_free(struct unwinder *u);
+/*
+ * At the entry stop of syscall nr (arch) of tid in process tgid: the id
+ * of its user stack in the table, TRACER_ID_NONE when it is not unwound
+ * (not sampled, another personality, table full).
+ */
+uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
+			uint32_t arch, int nr);
+/* tgid's mappings may have changed (execve, an executable mmap). */
+void unwinder_maps_changed(struct unwinder *u, pid_t tgid);
+/* tgid is gone: its map cache goes. */
+void unwinder_forget(struct unwinder *u, pid_t tgid);
+/* Whether a call at its entry may map code: mmap/mprotect with PROT_EXEC. */
+bool unwinder_maps_code(uint32_t arch, int nr, const uint64_t *args);
+/* Marks ACT_MAPS on the calls that may map code (native personality). */
+void unwind_mark(uint8_t *actions, int pers);
+
+/* --- inside the unwinder only (unwind.c, maps.c) --- */
+
+#define PROCS_MAX 256		/* processes with a map cache */
+#define MAPS_MAX 1024		/* executable mappings per process */
+#define RAW_SLOTS 16384		/* stacks cached by return addresses */
+#define PAGES 8			/* tracee pages read per unwind */
+#define PAGE 4096
+/* Where the search tables built from .eh_frame seem to be: kernel space,
+   never a tracee's address, one 4 GiB window per object. */
+#define SYNTH_BASE 0xffff800000000000ull
+
+struct umap {
+	uint64_t start, end;	/* the object's extent in the process */
+	uint64_t bias;
+	struct elf_obj *obj;
+};
+
+struct uproc {
+	pid_t tgid;		/* 0: free */
+	bool dirty;		/* mappings changed: read them again */
+	bool missed;		/* re-read once for an unknown address */
+	uint64_t gen;		/* mappings' identity in the raw cache */
+	uint64_t used;		/* last unwind, for eviction */
+	struct umap *maps;	/* by start */
+	size_t nmaps;
+	unw_addr_space_t as;	/* libunwind's, with its per-IP cache */
+};
+
+struct raw_slot {
+	uint64_t hash, gen;
+	uint32_t id;		/* in the stacks table; NONE: empty */
+	uint16_t n;
+	bool truncated;
+};
+
+struct page {
+	uint64_t addr;		/* page address */
+	uint64_t stamp;		/* the unwind it was read in */
+	bool ok;		/* read; else unreadable */
+	unsigned char data[PAGE];
+};
+
+struct unwinder {
+	struct tracer_stacks *st;
+	unsigned depth, sample;
+	struct uproc procs[PROCS_MAX];
+	struct elf_obj *objs[ELF_OBJS_MAX];
+	unsigned nobjs;
+	uint64_t gens, clock;
+	struct raw_slot *raw;	/* RAW_SLOTS */
+	uint64_t *raw_pcs;	/* depth per slot */
+	struct page pages[PAGES];
+	unsigned next_page;
+	uint32_t *counts;	/* calls per syscall number (sampling) */
+	/* the unwind under way */
+	struct uproc *proc;
+	pid_t tid;
+	struct user_regs_struct regs;
+	unw_accessors_t acc;
+};
+
+/*
+ * The map cache of tgid, made (evicting the least recently unwound) if
+ * need be; NULL: no memory.  Its maps are read by unwind_maps_read().
+ */
+struct uproc *unwind_proc_get(struct unwinder *u, pid_t tgid);
+void unwind_proc_release(struct uproc *p);
+/* Reads p's executable mappings; a new generation if they changed. */
+void unwind_maps_read(struct unwinder *u, struct uproc *p);
+/* The mapping holding addr, or NULL. */
+const struct umap *unwind_map_of(const struct uproc *p, uint64_t addr);
+
+#endif
