@@ -51,7 +51,16 @@ ifeq ($(HAVE_M32),yes)
 HELPER32_BINS := $(HELPER_SRCS:tests/helpers/%.c=build/helpers32/%)
 endif
 
-all: iotrace
+all: iotrace build/iotrace-agent.so
+
+# The agent engine's in-process agent (agent/agent.c): a plain shared
+# object, no project code, found beside iotrace or in build/.  No RELRO:
+# the loader's mprotect for it would be one more call to hide.
+build/iotrace-agent.so: agent/agent.c agent/arm.c agent/agent-int.h agent/agent-abi.h | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -I. -D_GNU_SOURCE -std=gnu11 -Wall -Wextra -Werror $(CFLAGS) \
+		-fPIC -shared -fvisibility=hidden -Wl,-z,norelro $(LDFLAGS) -o $@ \
+		agent/agent.c agent/arm.c
 
 iotrace: $(CLI_OBJS) build/libiotrace.a
 	@echo '  LINK    $@'
@@ -72,6 +81,12 @@ build/tests/%: tests/unit/%.c build/libiotrace.a
 build/helpers/%: tests/helpers/%.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
+
+# A static tracee (the agent engine cannot enter one): one helper again.
+HELPER_BINS += build/helpers/static-sigsys
+build/helpers/static-sigsys: tests/helpers/sigsys.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -static -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
 
 build/helpers32/%: tests/helpers/%.c | build/config.mk
 	@mkdir -p $(dir $@)
@@ -105,7 +120,7 @@ build/config.mk: scripts/configure Makefile
 demo: iotrace
 	./iotrace -- dd if=/dev/zero of=build/demo.out bs=1024 count=20480
 
-check: iotrace $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) test-deps
+check: iotrace build/iotrace-agent.so $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) test-deps
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers \
 		HELPERS32=$(CURDIR)/build/helpers32 \
 		$(PROVE) --exec '' $(UNIT_BINS) tests/t*.sh
@@ -116,27 +131,32 @@ test-deps:
 	@command -v go >/dev/null 2>&1 || sh scripts/install-deps --tests || true
 .PHONY: test-deps
 
-bench: iotrace $(HELPER_BINS)
+bench: iotrace build/iotrace-agent.so $(HELPER_BINS)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/bench.sh
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/stacks.sh
+
+bench-agent: iotrace build/iotrace-agent.so $(HELPER_BINS)
+	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/agent.sh
 
 bench-sweep: iotrace
 	$(Q)IOTRACE=$(CURDIR)/iotrace sh bench/sweep-dd.sh
 
-install: iotrace
+install: iotrace build/iotrace-agent.so
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 iotrace $(DESTDIR)$(BINDIR)/iotrace
+	install -m 644 build/iotrace-agent.so $(DESTDIR)$(BINDIR)/iotrace-agent.so
 	install -m 644 iotrace.1 $(DESTDIR)$(MANDIR)/man1/iotrace.1
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/iotrace $(DESTDIR)$(MANDIR)/man1/iotrace.1
+	rm -f $(DESTDIR)$(BINDIR)/iotrace $(DESTDIR)$(BINDIR)/iotrace-agent.so \
+		$(DESTDIR)$(MANDIR)/man1/iotrace.1
 
 style:
 	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) */*.h reports/*/*.h
 
 lint: | build/config.mk
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -I. -D_GNU_SOURCE \
-		--suppress='preprocessorErrorDirective:build/gen/pprof.pb-c.h' tracer reports workloads cli
+		--suppress='preprocessorErrorDirective:build/gen/pprof.pb-c.h' tracer reports workloads cli agent
 
 clean:
 	rm -rf build iotrace
@@ -149,11 +169,12 @@ help:
 	@echo 'make fuzz       libFuzzer (clang), FUZZ_TIME seconds a target'
 	@echo 'make bench      compare iotrace with strace and the untraced run'
 	@echo 'make bench-sweep  a dd sweep against GNU dd run untraced'
+	@echo 'make bench-agent  the agent engine against ptrace and untraced'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (default /usr/local)'
 	@echo 'make lint       cppcheck;  make style  clang-format'
 	@echo 'V=1             show full commands'
 
-.PHONY: all demo check bench bench-sweep install uninstall style lint clean help
+.PHONY: all demo check bench bench-agent bench-sweep install uninstall style lint clean help
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d)
 
@@ -274,7 +295,7 @@ $(SAN_DIR)/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c $(SAN_DI
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) -DFUZZ_NAME='"$*"' $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(SAN_DIR)/libiotrace.a $(ALL_LDLIBS)
 
-check-sanitize: $(SAN_DIR)/iotrace $(SAN_UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) $(PRELOAD_LIBS) test-deps
+check-sanitize: $(SAN_DIR)/iotrace build/iotrace-agent.so $(SAN_UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) $(PRELOAD_LIBS) test-deps
 	$(Q)rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
 	$(Q)$(SAN_ENV) IOTRACE=$(CURDIR)/$(SAN_DIR)/iotrace \
 		HELPERS=$(CURDIR)/build/helpers HELPERS32=$(CURDIR)/build/helpers32 \

@@ -20,6 +20,7 @@ struct cli_opts {
 	const char *save;		/* --save FILE.json */
 	struct report_opts report;	/* -S, --format, --raw-time ... */
 	const struct tracer_engine *engine; /* what traces: the default */
+	bool engine_auto;		/* --engine=auto: agent where it can */
 	struct tracer_opts tracer;	/* -f, -e trace= ... */
 	struct syscall_set trace_set;	/* storage for tracer.trace */
 	struct syscall_set count_set;	/* storage for tracer.count */

@@ -77,6 +77,11 @@ static void print_help(void)
 	       "                     instead of only where needed\n"
 	       "      --no-pin       do not keep iotrace and a lone tracee on\n"
 	       "                     one CPU\n"
+	       "      --engine=E     ptrace (default); agent: an in-process\n"
+	       "                     agent (Syscall User Dispatch) counts and\n"
+	       "                     times the calls of dynamic x86_64\n"
+	       "                     programs, ptrace the rest; auto: the\n"
+	       "                     agent where it can run, else ptrace\n"
 	       "  -p PID[,PID...]    attach to running processes (repeatable)\n"
 	       "                     until they exit, Ctrl-C or --duration\n"
 	       "      --duration SECS  with -p: detach after SECS seconds\n"
@@ -175,6 +180,7 @@ enum {
 	OPT_HISTOGRAM,
 	OPT_BASELINE,
 	OPT_DURATION,
+	OPT_ENGINE,
 };
 
 static const struct option long_options[] = {
@@ -199,6 +205,7 @@ static const struct option long_options[] = {
 	{ "top-sites", required_argument, NULL, REPORT_OPT_TOP_SITES },
 	{ "folded", required_argument, NULL, REPORT_OPT_FOLDED },
 	{ "folded-weight", required_argument, NULL, REPORT_OPT_FOLDED_WEIGHT },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -223,6 +230,19 @@ static int parse_baseline(const char *arg)
 			    "from 1 to %d, got '%s'", PROFILE_BASELINE_MAX,
 			    arg);
 	return (int)n;
+}
+
+/*
+ * --engine=ptrace|agent|auto: auto is the agent wherever its probe
+ * accepts the run (trace.c decides), else ptrace.
+ */
+static void parse_engine(struct cli_opts *o, const char *arg)
+{
+	o->engine_auto = !strcmp(arg, "auto");
+	o->engine = tracer_engine_find(o->engine_auto ? "agent" : arg);
+	if (!o->engine)
+		usage_error("--engine: expected ptrace, agent or auto, got "
+			    "'%s'", arg);
 }
 
 static void parse_option(struct cli_opts *o, int c, char **argv)
@@ -265,6 +285,9 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 		break;
 	case OPT_DURATION:
 		attach_parse_duration(o, optarg);
+		break;
+	case OPT_ENGINE:
+		parse_engine(o, optarg);
 		break;
 	case 'h':
 		print_help();
@@ -366,6 +389,13 @@ static int run_attach(struct cli_opts *o, int argc, char **argv)
 	if (o->baseline || o->truth)
 		usage_error("--%s needs a command to run, not -p",
 			    o->truth ? "truth" : "baseline");
+	if (o->engine_auto || strcmp(o->engine->name, "ptrace")) {
+		if (!o->engine_auto)
+			usage_error("--engine=%s: -p attaches to running "
+				    "processes, the agent is loaded only as a "
+				    "program starts", o->engine->name);
+		o->engine = tracer_engine_find("ptrace");
+	}
 	settle_options(o);
 	return cmd_attach(o);
 }

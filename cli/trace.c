@@ -27,6 +27,13 @@ static void on_syscall(void *ctx, const struct tracer_event *ev)
 		profile_add_callsite(s->p, &s->sites, s->stacks, ev);
 }
 
+static void on_aggregate(void *ctx, const struct tracer_aggregate *a)
+{
+	struct sink_ctx *s = ctx;
+
+	profile_add_aggregate(s->p, a);
+}
+
 int exit_status_of(const struct profile *p)
 {
 	if (p->exit.fatal_signal)
@@ -86,6 +93,24 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 	static int said;
 	const char *why;
 
+	/* -k's unwinder is made later (stacks_start): the agent engine's
+	   probe, which refuses it, cannot see it yet. */
+	if (o->stacks && o->engine_auto)
+		o->engine = tracer_engine_find("ptrace");
+	if (o->stacks && strcmp(o->engine->name, "ptrace"))
+		return error("cannot trace '%s' with the %s engine: -k: the "
+			     "agent does not unwind call sites (yet)", what,
+			     o->engine->name);
+	if (o->engine_auto &&
+	    o->engine->probe(&o->tracer, target))
+		o->engine = tracer_engine_find("ptrace");
+	if (strcmp(o->engine->name, "ptrace")) {
+		why = o->engine->probe(&o->tracer, target);
+		if (why)
+			return error("cannot trace '%s' with the %s engine: "
+				     "%s", what, o->engine->name, why);
+		return 0;
+	}
 	o->tracer.seccomp = !o->no_seccomp;
 	o->seccomp_why_not = o->no_seccomp ? "--no-seccomp" : NULL;
 	why = o->engine->probe(&o->tracer, target);
@@ -181,7 +206,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 		  int argc, char **argv, struct profile *p)
 {
 	struct sink_ctx sctx;
-	struct tracer_sink sink = { on_syscall, &sctx };
+	struct tracer_sink sink = { on_syscall, &sctx, on_aggregate };
 	struct tracer_calibration calib;
 	struct tracer_result res;
 	int err;
@@ -196,10 +221,12 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	if (tracer_pending_signal())
 		return error("SIG%s before '%s' started: nothing run",
 			     sigabbrev_np(tracer_pending_signal()), argv[0]);
-	/* The tracer shows the cache every close, even under -e trace=. */
+	/* The tracer shows the cache every close, even under -e trace=;
+	   the agent engine's ptrace does not see the agent's calls. */
 	memset(&sctx, 0, sizeof(sctx));
 	sctx.p = p;
-	sctx.fds = fd_cache_new(p->native_arch, true);
+	sctx.fds = fd_cache_new(p->native_arch,
+				strcmp(o->engine->name, "agent") != 0);
 	if (stacks_start(o) < 0) {
 		fd_cache_free(sctx.fds);
 		return -1;
@@ -213,6 +240,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	fd_cache_free(sctx.fds);
 	snprintf(p->engine, sizeof(p->engine), "%s",
 		 res.engine ? res.engine : "");
+	profile_set_engines(p, &res.use);
 	if (err < 0 && !res.exited)
 		return error("cannot trace '%s': %s", argv[0], strerror(-err));
 	if (err < 0)

@@ -9,6 +9,7 @@
 
 const struct tracer_engine *const tracer_engines[] = {
 	&ptrace_engine,
+	&agent_engine,
 	NULL,
 };
 

@@ -48,6 +48,18 @@ static void resume(struct loop *l, pid_t tid, bool in_syscall, int sig)
 	int req = in_syscall || !l->plan.bpf || l->own_filters ?
 		  PTRACE_SYSCALL : PTRACE_CONT;
 
+	/* The agent engine's filter stops at markers only; an armed task
+	   runs detached. */
+	if (l->agent && req == PTRACE_CONT) {
+		switch (agent_resume(l, tid, sig)) {
+		case AGENT_RESUME_DONE:
+			return;
+		case AGENT_RESUME_SYSCALL:
+			req = PTRACE_SYSCALL;
+			break;
+		}
+	}
+
 	/* ESRCH: the task was killed meanwhile; its exit is reported later. */
 	ptrace(req, tid, 0L, (long)sig);
 }
@@ -166,6 +178,8 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, (void *)sizeof(info),
 		   &info) <= 0)
 		return;
+	if (l->agent && agent_syscall_stop(l, t, &info))
+		return;
 	switch (info.op) {
 	case PTRACE_SYSCALL_INFO_ENTRY:
 		t->entered = true;
@@ -182,6 +196,8 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 	case PTRACE_SYSCALL_INFO_EXIT:
 		t->entered = false;
 		on_exit_stop(l, t, info.exit.rval, now);
+		if (l->agent)
+			agent_after_exit(l, t, info.exit.rval);
 		break;
 	}
 }
@@ -264,6 +280,8 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	pid_t tid = t->tid;	/* on_exec() may move the table under t */
 	bool in_syscall;
 
+	if (l->agent)
+		agent_any_stop(l, t);
 	if (sig == (SIGTRAP | 0x80) || event == PTRACE_EVENT_SECCOMP) {
 		on_syscall_stop(l, t, now);
 		resume(l, tid, t->in_syscall, 0);
@@ -287,6 +305,8 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 		if (tid == l->leader)
 			l->leader_iotrace = false;
 		t = task_find(&l->tasks, tid);
+		if (l->agent && t)
+			agent_exec(l, t);
 		resume(l, tid, t && t->in_syscall, 0);
 		break;
 	case PTRACE_EVENT_FORK:
@@ -295,6 +315,8 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 		/* The child reports its own first stop. */
 		in_syscall = t->in_syscall;
 		on_new_task(l, t);	/* t is stale after it */
+		if (l->agent)
+			agent_new_task(l, tid);
 		resume(l, tid, in_syscall, 0);
 		break;
 	default:
@@ -315,6 +337,8 @@ static void on_gone(struct loop *l, pid_t tid, int status)
 		l->res->status = status;
 		l->res->exited = true;
 	}
+	if (l->agent && task_find(&l->tasks, tid))
+		agent_gone(l, task_find(&l->tasks, tid));
 	task_del(&l->tasks, tid);
 }
 
@@ -345,6 +369,8 @@ int loop_run(struct loop *l)
 		tid = waitpid(-1, &status, __WALL);
 		err = errno;	/* before end() below makes calls of its own */
 		now = mono_ns();
+		if (l->agent)
+			agent_requests(l);
 		if (!l->ending && told_to_end(l, now)) {
 			l->ending = true;
 			l->target->end(l);

@@ -109,35 +109,48 @@ int ptrace_run_target(const struct ptrace_target *pt,
 {
 	struct loop l = { .opts = opts, .target = pt, .sink = sink,
 			  .res = res };
-	struct rusage before, after;
-	int err;
 
 	result_init(res, opts);
 	if (target_probe(pt, opts, target))
 		return -EINVAL;
-	task_table_init(&l.tasks);
-	err = plan_build(&l.plan, opts);
+	return ptrace_run_loop(&l, target);
+}
+
+int ptrace_run_loop(struct loop *l, const struct tracer_target *target)
+{
+	const struct ptrace_target *pt = l->target;
+	struct tracer_result *res = l->res;
+	struct rusage before, after;
+	int err;
+
+	task_table_init(&l->tasks);
+	err = plan_build(&l->plan, l->opts);
+	if (!err && l->agent)
+		err = agent_plan(l);
 	if (err < 0)
-		return err;
-	if (opts->stacks) {
-		l.unwind = unwinder_new(opts->stacks, opts->stack_depth,
-					opts->stack_sample);
-		if (!l.unwind) {
+		goto out_plan;
+	if (l->opts->stacks) {
+		l->unwind = unwinder_new(l->opts->stacks, l->opts->stack_depth,
+					 l->opts->stack_sample);
+		if (!l->unwind) {
 			err = -ENOMEM;
 			goto out_plan;
 		}
 	}
-	if (opts->pin && pt->from_birth)
-		pin_start(&l.pin);
+	if (l->opts->pin && pt->from_birth)
+		pin_start(&l->pin);
 	children_cpu(&before);
-	err = pt->start(&l, target);
+	err = pt->start(l, target);
 	if (err < 0)
 		goto out_unpin;
 	res->start_ns = mono_ns();
-	err = loop_run(&l);
+	err = loop_run(l);
+	/* The agent engine: processes left running detached. */
+	while (!err && l->agent && agent_wait_detached(l))
+		err = loop_run(l);
 	res->end_ns = mono_ns();
 	if (pt->finish)
-		pt->finish(&l);
+		pt->finish(l);
 	children_cpu(&after);
 	if (pt->from_birth)
 		cpu_delta(res, &before, &after);
@@ -145,12 +158,12 @@ int ptrace_run_target(const struct ptrace_target *pt,
 	/* The signal handler has nothing left to kill. */
 	tracer_leader_reaped();
 out_unpin:
-	if (l.pin.active)
-		pin_end(&l.pin, 0, 0);
-	unwinder_free(l.unwind);
+	if (l->pin.active)
+		pin_end(&l->pin, 0, 0);
+	unwinder_free(l->unwind);
 out_plan:
-	plan_release(&l.plan);
-	task_table_release(&l.tasks);
+	plan_release(&l->plan);
+	task_table_release(&l->tasks);
 	return err;
 }
 

@@ -302,8 +302,10 @@ static int first_stop(struct loop *l, pid_t pid)
 			break;
 		ptrace(PTRACE_CONT, pid, 0L, (long)sig);
 	}
-	if (ptrace(l->plan.bpf ? PTRACE_CONT : PTRACE_SYSCALL, pid, 0L,
-		   0L) < 0)
+	/* The agent engine's filter stops at markers only: its execve
+	   must stop as with no filter. */
+	if (ptrace(l->plan.bpf && !l->agent ? PTRACE_CONT : PTRACE_SYSCALL,
+		   pid, 0L, 0L) < 0)
 		return -errno;
 	return 0;
 }

@@ -151,6 +151,11 @@ struct task {
 				   the same call is not a second entry */
 	bool strict;		/* in strict mode, as iotrace emulates it */
 	uint32_t stack_id;	/* -k: the current call's stack, or NONE */
+	/* The agent engine only (agent-stops.c): */
+	uint8_t agent;		/* AGENT_T_*: where the agent is in it */
+	uint8_t agent_why;	/* enum agent_why, for a fallback */
+	bool agent_counted;	/* its process counted as the agent's */
+	uint64_t agent_lo, agent_len;	/* the agent's code region */
 };
 
 struct task_table {
@@ -171,6 +176,7 @@ long task_status_field(pid_t tid, const char *field, long missing);
 /* --- the ptrace engine (ptrace.c) --- */
 
 extern const struct tracer_engine ptrace_engine;
+extern const struct tracer_engine agent_engine;	/* agent.c */
 
 /*
  * Calibration by a run (calibrate.c): a child makes a trivial call many
@@ -202,6 +208,7 @@ struct loop {
 				   of its own: every task stops at every
 				   call (PTRACE_SYSCALL) from now on */
 	int status;		/* wait status of the stop being handled */
+	struct agent_run *agent; /* the agent engine's run; NULL: ptrace */
 };
 
 /*
@@ -278,10 +285,74 @@ void ownfilter_refuse(struct loop *l, pid_t tid);
 /* At an entry stop of a strict task: kills it at a call strict forbids. */
 bool ownfilter_strict_kills(struct task *t, uint32_t arch, int nr);
 
+/*
+ * The stop loop and the plan of an initialized l (opts, target, sink,
+ * res, agent set): what ptrace_run_target() does after checking.
+ */
+int ptrace_run_loop(struct loop *l, const struct tracer_target *target);
+
 /* Adds a task the loop must know before its first stop.  NULL: ENOMEM. */
 struct task *loop_add_task(struct loop *l, pid_t tid, pid_t tgid);
 /* Handles stops until no traced task is left.  0 or -errno. */
 int loop_run(struct loop *l);
+
+/*
+ * --- the agent engine's hooks in the stop loop (agent-stops.c) ---
+ * Called only when l->agent is set.  A task's agent state is one of
+ * AGENT_T_*; an ARMED task runs unstopped (PTRACE_CONT), its calls
+ * counted by the agent; any other is traced call by call as by the
+ * ptrace engine without the filter.
+ */
+enum {
+	AGENT_T_NONE = 0,	/* no agent seen in this image (yet) */
+	AGENT_T_HELLO,		/* the agent is arming: its calls hidden */
+	AGENT_T_ARMED,		/* dispatch on: the agent counts */
+	AGENT_T_NATIVE,		/* runs a fork or clone itself, then armed */
+	AGENT_T_NATIVE_IN,	/* in that call: armed again at its exit */
+	AGENT_T_OFF,		/* fell back to ptrace */
+	AGENT_T_ARM_ME,		/* new task of an armed one: arm it */
+	AGENT_T_DISARM_ME,	/* its process fell back: disarm it */
+	AGENT_T_PRE,		/* the first task before its execve (or its
+				   function's agent): iotrace's own calls
+				   (the filter's loading) hidden */
+	AGENT_T_LOADING_OPEN,	/* the loader opens the agent: hidden */
+	AGENT_T_LOADING,	/* ... and maps it, until it closes the fd
+				   (agent_lo): hidden */
+};
+
+struct __ptrace_syscall_info;
+struct agent_run;
+/* The marker plan: the seccomp filter that stops at markers only. */
+int agent_plan(struct loop *l);
+/* A syscall stop; true when it was the agent's (nothing else to do). */
+bool agent_syscall_stop(struct loop *l, struct task *t,
+			const struct __ptrace_syscall_info *info);
+/* After an exit stop (returning ret) was handled: arm again... */
+void agent_after_exit(struct loop *l, struct task *t, int64_t ret);
+/* Any stop of t: a pending arm or disarm. */
+void agent_any_stop(struct loop *l, struct task *t);
+/* PTRACE_EVENT_FORK/VFORK/CLONE of parent: what the child gets. */
+void agent_new_task(struct loop *l, pid_t parent);
+/* PTRACE_EVENT_EXEC of t: a new image, its agent yet to come. */
+void agent_exec(struct loop *l, struct task *t);
+/* t is gone (exited or killed). */
+void agent_gone(struct loop *l, struct task *t);
+/*
+ * How to resume tid (instead of PTRACE_CONT): AGENT_RESUME_SYSCALL (not
+ * armed: traced call by call), _CONT (armed, traced without stops but
+ * signals), or _DONE: armed, detached (with sig) until it asks again.
+ */
+enum { AGENT_RESUME_SYSCALL, AGENT_RESUME_CONT, AGENT_RESUME_DONE };
+int agent_resume(struct loop *l, pid_t tid, int sig);
+/*
+ * The stop loop has no task left: waits for the processes running
+ * detached to exit (false), or for one to be traced again (true: run
+ * the loop again).  Told to stop, kills them (agent-wait.c).
+ */
+bool agent_wait_detached(struct loop *l);
+/* Tasks that asked to be traced again, if iotrace was signalled. */
+void agent_requests(struct loop *l);
+extern volatile sig_atomic_t agent_signalled;	/* agent.c's handler */
 
 static inline uint64_t mono_ns(void)
 {

@@ -52,9 +52,34 @@ struct tracer_event {
 	uint32_t stack_id;
 };
 
+/*
+ * Calls an engine counted in aggregate, without an event each (the
+ * agent engine): one per (arch, nr), at the end of the run.  Times come
+ * corrected by the engine itself (raw_time_ns keeps them as measured):
+ * nothing to subtract.
+ */
+#define TRACER_HIST_BUCKETS 40	/* log2 ns: [2^b, 2^(b+1)) */
+#define TRACER_ERRNO_SLOTS 4
+
+struct tracer_aggregate {
+	uint32_t arch;		/* AUDIT_ARCH_* */
+	int nr;
+	uint64_t calls;		/* counted */
+	uint64_t timed;		/* of which timed: the rest count only */
+	uint64_t errors;	/* returns in [-4095, -1], of timed calls */
+	uint64_t time_ns, min_ns, max_ns;	/* over timed calls, corrected */
+	uint64_t raw_time_ns;	/* the same before the engine's correction */
+	uint64_t bytes_req, bytes_done, short_calls;
+	uint64_t hist[TRACER_HIST_BUCKETS];
+	struct { int err; uint64_t count; } errnos[TRACER_ERRNO_SLOTS];
+	uint64_t errno_other;	/* errors past the slots */
+};
+
 struct tracer_sink {
 	void (*syscall)(void *ctx, const struct tracer_event *ev);
 	void *ctx;
+	/* Optional (NULL: aggregates are dropped): see above. */
+	void (*aggregate)(void *ctx, const struct tracer_aggregate *a);
 };
 
 /* How an engine traces; the same options go to probe, calibrate and run. */
@@ -117,6 +142,33 @@ struct tracer_target {
 	};
 };
 
+/*
+ * Which engine measured which process (the agent engine): how many calls
+ * each counted, and why processes were left to ptrace.
+ */
+#define TRACER_FALLBACKS_MAX 8
+
+struct tracer_engine_use {
+	bool known;		/* the agent engine ran */
+	uint64_t agent_procs;	/* processes the agent measured */
+	uint64_t agent_tasks;	/* tasks (processes and threads) armed */
+	uint64_t agent_calls;	/* calls it counted */
+	uint64_t ptrace_calls;	/* calls ptrace counted (before arming,
+				   forks and clones, fallbacks) */
+	uint64_t fallbacks;	/* processes measured by ptrace alone */
+	uint64_t detaches;	/* times an armed task was let run detached */
+	uint64_t untraced;	/* tasks that could not be traced again:
+				   their later calls are not counted */
+	uint64_t correction_ns;	/* subtracted from each call the agent
+				   timed (what dispatch adds, calibrated) */
+	uint64_t dispatch_ns;	/* what each call it handled added to the
+				   wall (calibrated) */
+	struct tracer_fallback {
+		pid_t pid;
+		const char *why;	/* static: "static binary" */
+	} fallback[TRACER_FALLBACKS_MAX];	/* the first ones */
+};
+
 struct tracer_result {
 	int status;		/* wait status of the first process */
 	bool exited;		/* status is valid */
@@ -138,6 +190,7 @@ struct tracer_result {
 	 * "ptrace" for the ptrace engine), else its name.  Static storage.
 	 */
 	const char *engine;
+	struct tracer_engine_use use;	/* the agent engine's split */
 };
 
 /*

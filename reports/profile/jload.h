@@ -61,4 +61,9 @@ json_t *baseline_to_json(const struct profile *p);
 /* Optional: absent or null is no baseline. */
 int load_baseline(struct jload *j, struct profile *p, json_t *doc);
 
+/* --- which engine counted what (json-engines.c): agent runs only --- */
+json_t *engines_to_json(const struct profile *p);
+/* Optional: absent is a run that does not say. */
+int load_engines(struct jload *j, struct profile *p, json_t *doc);
+
 #endif

@@ -17,7 +17,8 @@
 #include "reports/profile/jload.h"
 
 /* The engines a run can name; "" for profiles that do not say. */
-static const char *const engines[] = { "seccomp-bpf", "ptrace", "" };
+static const char *const engines[] = { "seccomp-bpf", "ptrace", "agent",
+				       "" };
 
 /* Where one dimension lives in the document, and its words. */
 struct place {

@@ -263,6 +263,8 @@ json_t *profile_to_json(const struct profile *p)
 	if (p->cost.known)
 		err |= set(o, "untraced", untraced_to_json(p));
 	err |= set(o, "baseline", baseline_to_json(p));
+	if (p->engines.known)
+		err |= set(o, "engines", engines_to_json(p));
 	if (err) {
 		json_decref(o);
 		return NULL;

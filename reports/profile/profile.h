@@ -310,6 +310,30 @@ struct profile_estimate {
 	uint64_t resolution_ns;		/* per call: below it, noise */
 };
 
+/*
+ * Which engine measured what, for the agent engine (aggregate.c): the
+ * calls the agent and ptrace each counted, the processes the agent
+ * measured, and the first processes left to ptrace with why.
+ */
+#define PROFILE_FALLBACKS_MAX TRACER_FALLBACKS_MAX
+#define PROFILE_WHY_MAX 48
+
+struct profile_engines {
+	bool known;			/* the agent engine ran */
+	uint64_t agent_procs, agent_tasks, agent_calls;
+	uint64_t ptrace_calls;
+	uint64_t fallbacks;		/* processes by ptrace alone */
+	uint64_t untraced;		/* tasks not traced again: their
+					   later calls are not counted */
+	uint64_t correction_ns;		/* subtracted per call it timed */
+	uint64_t dispatch_ns;		/* wall it added per call it
+					   handled (calibrated) */
+	struct profile_fallback {
+		int pid;
+		char why[PROFILE_WHY_MAX];
+	} fallback[PROFILE_FALLBACKS_MAX];	/* the first ones */
+};
+
 struct profile {
 	struct profile_row *rows;
 	size_t nrows, cap;
@@ -327,6 +351,7 @@ struct profile {
 	bool calibrated;	/* overhead_ns was measured */
 	char engine[16];	/* "seccomp-bpf", "ptrace"; "" unknown */
 	struct profile_cost cost;	/* untraced.c's ingredients */
+	struct profile_engines engines;	/* agent engine: who counted what */
 	struct profile_exit exit;
 	struct profile_truth truth;	/* truth.nrows == 0: none */
 	struct profile_baseline baseline;	/* baseline.runs == 0: none */
@@ -351,6 +376,14 @@ void profile_clean_text(char *s, bool controls);
 
 /* Accounts one completed syscall.  0 or -ENOMEM. */
 int profile_add(struct profile *p, const struct tracer_event *ev);
+
+/*
+ * Accounts calls an engine counted in aggregate (tracer.h), times as
+ * measured (aggregate.c).  0 or -ENOMEM.
+ */
+int profile_add_aggregate(struct profile *p, const struct tracer_aggregate *a);
+/* Keeps which engine measured what (nothing when !u->known). */
+void profile_set_engines(struct profile *p, const struct tracer_engine_use *u);
 
 /* The row of number nr of personality pers, added when absent; NULL. */
 struct profile_row *profile_row_key(struct profile *p, int pers, int nr);

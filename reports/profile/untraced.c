@@ -10,6 +10,8 @@
  *
  *	untraced wall = traced wall - the tracer's work at the stops
  *			- stops x what else a stop costs (calibrated)
+ *			- calls the agent handled x what each added
+ *			  (the agent engine, calibrated)
  *
  * as a range: at least the program's own user CPU time (which tracing
  * barely changes) plus the least its syscalls took, at most what the
@@ -56,6 +58,17 @@ static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/*
+ * A run the agent engine's agent timed mostly: its rows come corrected
+ * (the agent's calibrated correction, small), and each call it handled
+ * added engines.dispatch_ns to the wall, as a stop does.
+ */
+static bool agent_timed(const struct profile *p)
+{
+	return p->engines.known &&
+	       p->engines.agent_calls >= p->engines.ptrace_calls;
+}
+
 /* Time in syscalls, waits apart, with the correction's spread. */
 static void syscall_time(const struct profile *p, struct profile_estimate *e)
 {
@@ -70,6 +83,11 @@ static void syscall_time(const struct profile *p, struct profile_estimate *e)
 			continue;
 		}
 		e->syscall_ns += r->time_ns;
+		if (agent_timed(p)) {	/* corrected by the agent */
+			e->syscall_lo_ns += r->time_ns;
+			e->syscall_hi_ns += r->time_ns;
+			continue;
+		}
 		e->syscall_lo_ns += minus(r->raw_time_ns, r->timed *
 					  c->overhead_hi_ns *
 					  (100 + STOP_MARGIN_PCT) / 100);
@@ -89,10 +107,16 @@ static void added(const struct profile *p, struct profile_estimate *e)
 	uint64_t lo = c->stop_lo_ns * (100 - STOP_MARGIN_LOW_PCT) / 100;
 	uint64_t hi = c->stop_hi_ns * (100 + STOP_MARGIN_PCT) / 100;
 
-	e->added_lo_ns = c->busy_ns + p->stops * lo;
-	e->added_hi_ns = c->busy_ns + p->stops * hi;
+	uint64_t calls = p->engines.known ? p->engines.agent_calls : 0;
+	uint64_t d = p->engines.dispatch_ns;
+
+	e->added_lo_ns = c->busy_ns + p->stops * lo +
+			 calls * d * (100 - STOP_MARGIN_LOW_PCT) / 100;
+	e->added_hi_ns = c->busy_ns + p->stops * hi +
+			 calls * d * (100 + STOP_MARGIN_PCT) / 100;
 	e->added_ns = c->busy_ns +
-		      p->stops * (c->stop_lo_ns + c->stop_hi_ns) / 2;
+		      p->stops * (c->stop_lo_ns + c->stop_hi_ns) / 2 +
+		      calls * d;
 }
 
 /*
@@ -106,9 +130,14 @@ static uint64_t cpu_floor(const struct profile *p)
 	const struct profile_cost *c = &p->cost;
 	uint64_t per_stop = c->stop_hi_ns * (100 + STOP_MARGIN_PCT) / 100;
 
+	uint64_t agent = p->engines.known ? p->engines.agent_calls *
+			 p->engines.dispatch_ns * (100 + STOP_MARGIN_PCT) / 100 : 0;
+
 	if (!c->cpu_known)
 		return 0;
-	return c->user_ns + minus(c->sys_ns, p->stops * per_stop);
+	/* The agent's handler and signals are the program's CPU time. */
+	return minus(c->user_ns + minus(c->sys_ns, p->stops * per_stop),
+		     agent);
 }
 
 void profile_untraced(const struct profile *p, struct profile_estimate *e)
@@ -171,4 +200,12 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 	e->resolution_ns = minus(c->overhead_hi_ns, p->overhead_ns);
 	if (minus(p->overhead_ns, c->overhead_lo_ns) > e->resolution_ns)
 		e->resolution_ns = p->overhead_ns - c->overhead_lo_ns;
+	/*
+	 * A run the agent engine's agent timed mostly: its own correction
+	 * is what its times can be off by (the stop cost's spread is
+	 * ptrace's, for the few calls it timed).
+	 */
+	if (p->engines.known &&
+	    p->engines.agent_calls >= p->engines.ptrace_calls)
+		e->resolution_ns = p->engines.correction_ns;
 }

@@ -69,6 +69,11 @@ void truth_render(FILE *f, const struct profile *p,
 void table_render_header(FILE *f, const struct profile *p,
 			 const struct report_opts *o);
 /*
+ * The agent engine's lines under it (engines.c): calls each engine
+ * counted, processes left to ptrace and why; nothing for ptrace runs.
+ */
+void engines_render_header(FILE *f, const struct profile *p);
+/*
  * The --baseline lines under it (baseline.c): the untraced wall split
  * like time(1), and the share of it in syscalls; nothing without one.
  */

@@ -206,6 +206,7 @@ void table_render_header(FILE *f, const struct profile *p,
 	if (!t.timed && t.calls) {
 		fputs(", counted only (not timed)\n", f);
 		print_timing(f, p, o);
+		engines_render_header(f, p);
 		return;
 	}
 	if (t.timed < t.calls)
@@ -217,6 +218,7 @@ void table_render_header(FILE *f, const struct profile *p,
 	print_waits(f, p);
 	print_untraced(f, p);
 	print_timing(f, p, o);
+	engines_render_header(f, p);
 }
 
 static void print_cells(FILE *f, const char *const *cells)

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the in-process agent (agent/agent.c, build/iotrace-agent.so) and
+ * the agent engine (tracer/agent.c) share: the layout of the counters
+ * they share through one MAP_SHARED memfd, the marker calls by which the
+ * agent tells the tracer what it does, and the reasons a process falls
+ * back to ptrace.  Plain data only: the agent links nothing of iotrace.
+ *
+ * A marker is getpid() with AGENT_MAGIC in its first argument, made from
+ * the agent's own code region.  getpid ignores its arguments, so a
+ * marker changes nothing; iotrace's seccomp filter stops at it (and only
+ * at it), so the tracer sees it even while the task runs unstopped.
+ *
+ * An armed task runs detached from ptrace (a dispatched call would
+ * otherwise cost a signal-delivery stop).  Before a marker or an execve
+ * it asks iotrace to trace it again: a request slot with its tid, a
+ * signal to iotrace, and a futex wait until iotrace has seized it.  A
+ * marker that returns -ENOSYS found no tracer.
+ */
+#ifndef IOTRACE_AGENT_ABI_H
+#define IOTRACE_AGENT_ABI_H
+
+#include <stdint.h>
+
+#define AGENT_MAGIC 0x696f74726163656bULL	/* "iotracek" */
+#define AGENT_VERSION 3
+#define AGENT_ENV "IOTRACE_AGENT"	/* path of the shared counters */
+#define AGENT_NR_MAX 1024		/* native syscall numbers counted */
+#define AGENT_HIST_BUCKETS 40		/* log2 ns, as the profile's */
+#define AGENT_ERRNO_SLOTS 4
+#define AGENT_REQ_SLOTS 64		/* attach requests in flight */
+
+/* Markers: getpid(AGENT_MAGIC, op, a, b, region start, region length). */
+enum agent_op {
+	AGENT_OP_HELLO = 1,	/* a, b: start and length of the agent's
+				   code region; its calls are its own */
+	AGENT_OP_ARMED = 2,	/* dispatch is on: stop tracing my calls */
+	AGENT_OP_FALLBACK = 3,	/* a: enum agent_why; b: 1 for the whole
+				   process; trace me (and them) by ptrace */
+	AGENT_OP_NATIVE = 4,	/* a: a call (fork, clone...) I cannot
+				   issue from the handler: the task runs it
+				   itself next, traced by ptrace, and is
+				   armed again at its exit */
+};
+
+/* Why a process is measured by ptrace rather than the agent. */
+enum agent_why {
+	AGENT_WHY_NONE = 0,
+	AGENT_WHY_NOT_LOADED,	/* the dynamic loader did not load it */
+	AGENT_WHY_STATIC,	/* a static binary: nothing is preloaded */
+	AGENT_WHY_SETUID,	/* set-user-ID: the loader ignores it */
+	AGENT_WHY_NOT64,	/* not an x86_64 program */
+	AGENT_WHY_SIGSYS_IGNORED,	/* SIGSYS ignored when it started */
+	AGENT_WHY_SIGSYS_BLOCKED,	/* SIGSYS blocked when it started */
+	AGENT_WHY_SIGSYS_HANDLER,	/* installs its own SIGSYS handler */
+	AGENT_WHY_SECCOMP,	/* installs a seccomp filter of its own */
+	AGENT_WHY_SUD,		/* uses Syscall User Dispatch itself */
+	AGENT_WHY_NO_SUD,	/* the kernel refused Syscall User Dispatch */
+	AGENT_WHY_NO_SHM,	/* the shared counters could not be mapped */
+	AGENT_WHY_NWHY,
+};
+
+/* The agent's action per call, from iotrace's plan (-e trace=). */
+enum {
+	AGENT_ACT_SKIP = 0,	/* not counted */
+	AGENT_ACT_COUNT = 1,	/* counted, not timed */
+	AGENT_ACT_TIME = 2,	/* counted and timed */
+};
+
+/* What one syscall number added up to, over every agent of the run. */
+struct agent_row {
+	uint64_t calls, timed, errors;
+	uint64_t time_ns, min_ns, max_ns;	/* corrected; min_ns 0: none
+						   timed yet */
+	uint64_t raw_time_ns;			/* before the correction */
+	uint64_t bytes_req, bytes_done, short_calls;
+	uint64_t hist[AGENT_HIST_BUCKETS];
+	uint64_t errnos[AGENT_ERRNO_SLOTS][2];	/* { errno, count } */
+	uint64_t errno_other;
+};
+
+struct agent_shm {
+	uint64_t magic;			/* AGENT_MAGIC once filled */
+	uint32_t version;		/* AGENT_VERSION */
+	uint32_t size;			/* sizeof(struct agent_shm) */
+	uint8_t act[AGENT_NR_MAX];	/* AGENT_ACT_* */
+	int8_t size_arg[AGENT_NR_MAX];	/* argument with the size asked,
+					   -1: moves no data, 6: moves data,
+					   size not in an argument */
+	uint32_t tracer_pid;		/* iotrace, to signal; 0: gone, or
+					   armed tasks stay traced */
+	int32_t attach_sig;		/* the signal that says "requests" */
+	uint32_t req_head;		/* next request slot (mod SLOTS) */
+	uint32_t untraced;		/* tasks iotrace could not attach to
+					   again: their later calls are lost */
+	uint64_t correction_ns;		/* what dispatch adds to a timed call
+					   (calibrated): subtracted */
+	struct {
+		uint32_t tid;		/* 0: free */
+		uint32_t pid;		/* its process */
+		uint32_t done;		/* futex: 1 once seized (or given up) */
+	} req[AGENT_REQ_SLOTS];
+	struct agent_row rows[AGENT_NR_MAX];
+};
+
+#endif

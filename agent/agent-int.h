@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared by the agent's two files only (agent.c: the SIGSYS handler,
+ * arm.c: arming, the environment): its syscall stub and code region,
+ * the state both use.  What iotrace shares with the agent is
+ * agent-abi.h.
+ */
+#ifndef IOTRACE_AGENT_INT_H
+#define IOTRACE_AGENT_INT_H
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include "agent/agent-abi.h"
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH 59
+#endif
+#define SUD_ON 1
+#define SYS_USER_DISPATCH_CODE 2	/* si_code of a dispatched call */
+#define SIGSYS_BIT (1ull << (SIGSYS - 1))
+#define ENV_MAX 4096			/* longest variable carried */
+
+#define SA_RESTORER_FLAG 0x04000000
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+/*
+ * The code region: every syscall the agent makes is the one instruction
+ * in agent_sys6 or agent_sigreturn, so dispatch lets them through and
+ * iotrace knows them for the agent's (HELLO names the range).
+ */
+long agent_sys6(long nr, long a, long b, long c, long d, long e, long f);
+extern const char agent_region_start[], agent_region_end[];
+extern const char agent_sigreturn[];
+#define sys0(nr) agent_sys6((nr), 0, 0, 0, 0, 0, 0)
+#define sys3(nr, a, b, c) \
+	agent_sys6((nr), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+/* Where the region starts, and its length (as addresses: two symbols). */
+#define REGION_START ((long)(uintptr_t)agent_region_start)
+#define REGION_LEN \
+	((long)((uintptr_t)agent_region_end - (uintptr_t)agent_region_start))
+#define mark(op, a, b) \
+	agent_sys6(SYS_getpid, (long)AGENT_MAGIC, (op), (long)(a), \
+		   (long)(b), REGION_START, REGION_LEN)
+
+/* The kernel's struct sigaction for rt_sigaction (x86_64). */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+extern struct agent_shm *shm;		/* the counters, mapped shared */
+extern char preload_env[ENV_MAX];	/* "LD_PRELOAD=agent[:theirs]" */
+extern size_t agent_path_len;		/* of the agent's path in it */
+extern char shm_env[ENV_MAX];		/* "IOTRACE_AGENT=path" */
+extern struct ksigaction sigsys_orig;	/* what the program would see */
+
+/* The SIGSYS handler (agent.c). */
+void on_sigsys(int sig, siginfo_t *si, void *ctx);
+/* Whether var is "name=...". */
+bool agent_named(const char *var, const char *name, size_t len);
+
+#endif

@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process agent (build/iotrace-agent.so): loaded into a traced
+ * program with LD_PRELOAD by the agent engine (tracer/agent.c), it turns
+ * on Syscall User Dispatch for the program and receives every syscall as
+ * SIGSYS.  The handler issues the call itself from the agent's own code
+ * region (the one range dispatch lets through), times it with the vDSO's
+ * CLOCK_MONOTONIC and adds it to counters shared with iotrace
+ * (agent-abi.h): no stop and no extra syscall per call.  An armed task
+ * runs detached from ptrace; before a fork, clone, execve or fallback it
+ * asks iotrace to trace it again (attach_me()), and ptrace does the rest
+ * (following children, arming them, the loader's calls after execve);
+ * the agent tells it what it does with marker calls.
+ *
+ * What the program must not notice: LD_PRELOAD and IOTRACE_AGENT are
+ * taken out of its environment (and put back into every execve's); the
+ * shared counters leave no descriptor open; SIGSYS stays its own: a
+ * program that ignores or blocks SIGSYS at start, installs a SIGSYS
+ * handler or a seccomp filter, or uses dispatch itself, is handed back to
+ * ptrace (a fallback marker) before that changes anything; a SIGSYS it
+ * blocks later is blocked virtually (the agent's own never is), and one
+ * in a handler's sa_mask is left out of the mask the kernel gets.
+ *
+ * Calls the handler cannot issue itself (fork, vfork, clone, clone3: the
+ * child would return into the handler's frame, on another stack or none)
+ * are run by the program natively under ptrace, which arms the task
+ * again at their exit and arms every new task; so are the CPU mask calls
+ * (ptrace keeps its same-CPU placement invisible).  Only the native x86_64
+ * personality; no libc call that could make a syscall from the handler.
+ */
+#include "agent/agent-int.h"
+
+/* The code region (declared in agent-int.h). */
+__asm__(".pushsection .text.iotrace_agent,\"ax\",@progbits\n"
+	".globl agent_region_start\n.hidden agent_region_start\n"
+	"agent_region_start:\n"
+	".globl agent_sys6\n.hidden agent_sys6\n"
+	".type agent_sys6,@function\n"
+	"agent_sys6:\n"
+	"	mov %rdi, %rax\n"
+	"	mov %rsi, %rdi\n"
+	"	mov %rdx, %rsi\n"
+	"	mov %rcx, %rdx\n"
+	"	mov %r8, %r10\n"
+	"	mov %r9, %r8\n"
+	"	mov 8(%rsp), %r9\n"
+	"	syscall\n"
+	"	ret\n"
+	/* Our SIGSYS handler's restorer, and where a program's own
+	   rt_sigreturn is issued from (its frame where it was). */
+	".globl agent_sigreturn\n.hidden agent_sigreturn\n"
+	"agent_sigreturn:\n"
+	"	mov $15, %eax\n"
+	"	syscall\n"
+	"	hlt\n"
+	".globl agent_region_end\n.hidden agent_region_end\n"
+	"agent_region_end:\n"
+	".popsection\n");
+
+
+struct agent_shm *shm;
+char preload_env[ENV_MAX];
+size_t agent_path_len;
+char shm_env[ENV_MAX];
+struct ksigaction sigsys_orig;
+static uint8_t mask_has_sigsys[65];	/* per signal: its handler's
+					   sa_mask had SIGSYS */
+static TLS int in_clock;		/* nested: our own clock's call */
+static TLS int sigsys_vblocked;		/* the program blocked SIGSYS */
+static void mark_traced(long op, long a, long b);
+static void attach_me(void);
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	in_clock = 1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	in_clock = 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void add(uint64_t *p, uint64_t n)
+{
+	__atomic_fetch_add(p, n, __ATOMIC_RELAXED);
+}
+
+static void keep_min(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while ((!cur || v < cur) &&
+	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+static void keep_max(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (v > cur &&
+	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+static void add_errno(struct agent_row *r, uint64_t err)
+{
+	uint64_t cur;
+	int i;
+
+	add(&r->errors, 1);
+	for (i = 0; i < AGENT_ERRNO_SLOTS; i++) {
+		cur = __atomic_load_n(&r->errnos[i][0], __ATOMIC_RELAXED);
+		if (!cur && __atomic_compare_exchange_n(&r->errnos[i][0], &cur,
+				err, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			cur = err;
+		if (cur == err) {
+			add(&r->errnos[i][1], 1);
+			return;
+		}
+	}
+	add(&r->errno_other, 1);
+}
+
+/*
+ * A timed call's result: errors, time (less what dispatch adds, as
+ * calibrated), bytes; calls are counted apart.
+ */
+static void account(int nr, long ret, uint64_t ns, const greg_t *g)
+{
+	static const int argreg[6] = { REG_RDI, REG_RSI, REG_RDX, REG_R10,
+				       REG_R8, REG_R9 };
+	struct agent_row *r = &shm->rows[nr];
+	int size = shm->size_arg[nr];
+	uint64_t corr = shm->correction_ns;
+	unsigned b;
+
+	add(&r->timed, 1);
+	add(&r->raw_time_ns, ns);
+	ns = ns > corr ? ns - corr : 0;
+	b = ns ? 63u - (unsigned)__builtin_clzll(ns) : 0;
+	add(&r->time_ns, ns);
+	keep_min(&r->min_ns, ns ? ns : 1);
+	keep_max(&r->max_ns, ns);
+	add(&r->hist[b < AGENT_HIST_BUCKETS ? b : AGENT_HIST_BUCKETS - 1], 1);
+	if (ret < 0 && ret >= -4095) {
+		add_errno(r, (uint64_t)-ret);
+		return;
+	}
+	if (size < 0)
+		return;
+	add(&r->bytes_done, (uint64_t)ret);
+	if (size < 6) {
+		add(&r->bytes_req, (uint64_t)g[argreg[size]]);
+		if ((uint64_t)ret < (uint64_t)g[argreg[size]])
+			add(&r->short_calls, 1);
+	}
+}
+
+static long issue(const greg_t *g)
+{
+	return agent_sys6(g[REG_RAX], g[REG_RDI], g[REG_RSI], g[REG_RDX],
+			  g[REG_R10], g[REG_R8], g[REG_R9]);
+}
+
+/* The ordinary case: issue the call as the program made it. */
+static void generic(int nr, greg_t *g)
+{
+	uint8_t act = shm->act[nr];
+	uint64_t t0, t1;
+	long ret;
+
+	if (act == AGENT_ACT_SKIP) {
+		g[REG_RAX] = issue(g);
+		return;
+	}
+	add(&shm->rows[nr].calls, 1);
+	if (act == AGENT_ACT_COUNT) {
+		g[REG_RAX] = issue(g);
+		return;
+	}
+	t0 = now_ns();
+	ret = issue(g);
+	t1 = now_ns();
+	g[REG_RAX] = ret;
+	account(nr, ret, t1 - t0, g);
+}
+
+/*
+ * rt_sigprocmask: SIGSYS is never really blocked (a dispatched call
+ * would then kill the program); the program's wish is kept per thread
+ * and shown in the old set it reads back.  The handler runs with the
+ * program's mask, so the call computes the right one, but returning
+ * from the handler would restore the mask it interrupted: the new mask
+ * goes into the interrupted context (uc) too.
+ */
+static void sigprocmask_call(greg_t *g, ucontext_t *uc)
+{
+	uint64_t *set = (uint64_t *)g[REG_RSI], *old = (uint64_t *)g[REG_RDX];
+	uint64_t copy, now_mask;
+	int how = (int)g[REG_RDI], was = sigsys_vblocked, now = was;
+
+	if (set && g[REG_R10] == 8) {
+		copy = *set;
+		if (copy & SIGSYS_BIT)
+			now = how != SIG_UNBLOCK;
+		else if (how == SIG_SETMASK)
+			now = 0;
+		if (how != SIG_UNBLOCK)
+			copy &= ~SIGSYS_BIT;
+		g[REG_RSI] = (greg_t)&copy;
+	}
+	generic(SYS_rt_sigprocmask, g);
+	g[REG_RSI] = (greg_t)set;
+	if (g[REG_RAX] != 0)
+		return;
+	sigsys_vblocked = now;
+	if (old && was)
+		*old |= SIGSYS_BIT;
+	if (set && agent_sys6(SYS_rt_sigprocmask, SIG_BLOCK, 0,
+			      (long)&now_mask, 8, 0, 0) == 0)
+		memcpy(&uc->uc_sigmask, &now_mask, sizeof(now_mask));
+}
+
+/*
+ * sigaltstack: returning from the handler would restore the alternate
+ * stack it interrupted, so a new one goes into that context too.
+ */
+static void sigaltstack_call(greg_t *g, ucontext_t *uc)
+{
+	stack_t now;
+
+	generic(SYS_sigaltstack, g);
+	if (g[REG_RAX] == 0 && g[REG_RDI] &&
+	    agent_sys6(SYS_sigaltstack, 0, (long)&now, 0, 0, 0, 0) == 0)
+		uc->uc_stack = now;
+}
+
+/*
+ * rt_sigaction of SIGSYS: a handler of the program's is its own business
+ * (back to ptrace); the default or ignoring is kept virtually, the
+ * agent's handler staying in place (and carried to an execve), and the
+ * call made as a query.  Returns false when the program must run the
+ * call natively (after the fallback marker).
+ */
+static bool sigsys_action(greg_t *g)
+{
+	struct ksigaction *act = (struct ksigaction *)g[REG_RSI];
+	struct ksigaction *old = (struct ksigaction *)g[REG_RDX];
+	struct ksigaction was = sigsys_orig;
+
+	if (act && act->handler != SIG_DFL && act->handler != SIG_IGN) {
+		mark_traced(AGENT_OP_FALLBACK, AGENT_WHY_SIGSYS_HANDLER, 1);
+		return false;
+	}
+	g[REG_RSI] = 0;
+	generic(SYS_rt_sigaction, g);
+	g[REG_RSI] = (greg_t)act;
+	if (g[REG_RAX] != 0)
+		return true;
+	if (act)
+		sigsys_orig = *act;
+	if (old)
+		*old = was;
+	return true;
+}
+
+/*
+ * rt_sigaction: SIGSYS as above; another signal's handler gets SIGSYS
+ * left out of its sa_mask (shown again when the program reads the
+ * action back): a call in that handler would otherwise kill it.
+ */
+static bool sigaction_call(greg_t *g)
+{
+	int sig = (int)g[REG_RDI];
+	struct ksigaction *act = (struct ksigaction *)g[REG_RSI];
+	struct ksigaction *old = (struct ksigaction *)g[REG_RDX], copy;
+	uint8_t had;
+
+	if (sig == SIGSYS && g[REG_R10] == 8)
+		return sigsys_action(g);
+	if (sig <= 0 || sig > 64 || g[REG_R10] != 8) {
+		generic(SYS_rt_sigaction, g);
+		return true;
+	}
+	had = mask_has_sigsys[sig];
+	if (act) {
+		copy = *act;
+		copy.mask &= ~SIGSYS_BIT;
+		g[REG_RSI] = (greg_t)&copy;
+	}
+	generic(SYS_rt_sigaction, g);
+	g[REG_RSI] = (greg_t)act;
+	if (g[REG_RAX] != 0)
+		return true;
+	if (act)
+		mask_has_sigsys[sig] = (act->mask & SIGSYS_BIT) != 0;
+	if (old && had)
+		old->mask |= SIGSYS_BIT;
+	return true;
+}
+
+/*
+ * Around an execve: the new program inherits SIGSYS as the program left
+ * it (ignored, blocked), not as the agent keeps it; on == false puts the
+ * agent's back after a failed execve.
+ */
+static void sigsys_for_exec(bool on)
+{
+	struct ksigaction ign = { SIG_IGN, 0, NULL, 0 };
+	struct ksigaction sa = { (void *)on_sigsys, SA_SIGINFO |
+				 SA_NODEFER | SA_RESTORER_FLAG,
+				 (void *)agent_sigreturn, 0 };
+	uint64_t bit = SIGSYS_BIT;
+
+	if (sigsys_orig.handler == SIG_IGN)
+		agent_sys6(SYS_rt_sigaction, SIGSYS, (long)(on ? &ign : &sa), 0,
+			   8, 0, 0);
+	if (sigsys_vblocked)
+		agent_sys6(SYS_rt_sigprocmask, on ? SIG_BLOCK : SIG_UNBLOCK,
+			   (long)&bit, 0, 8, 0, 0);
+}
+
+/* Whether path is a program the agent can be preloaded into. */
+static bool preloadable(const char *path)
+{
+	unsigned char h[sizeof(Elf64_Ehdr)];
+	long fd, n;
+
+	fd = agent_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC,
+			0, 0, 0);
+	if (fd < 0)
+		return true;	/* execve will say why */
+	n = sys3(SYS_read, fd, h, sizeof(h));
+	sys3(SYS_close, fd, 0, 0);
+	if (n >= 2 && h[0] == '#' && h[1] == '!')
+		return true;
+	if (n < (long)sizeof(h) || memcmp(h, ELFMAG, SELFMAG))
+		return true;
+	return h[EI_CLASS] == ELFCLASS64 &&
+	       ((Elf64_Ehdr *)h)->e_machine == EM_X86_64;
+}
+
+bool agent_named(const char *var, const char *name, size_t len)
+{
+	return !strncmp(var, name, len) && var[len] == '=';
+}
+
+/*
+ * The environment execve passes on, in out (room for n + 3): the
+ * program's, with LD_PRELOAD and IOTRACE_AGENT as the agent needs them
+ * (the program's own LD_PRELOAD after the agent's).
+ */
+static void carry_env(char *const *envp, char **out, char *buf, bool load)
+{
+	const char *theirs = NULL;
+	size_t n = 0;
+
+	for (; envp && *envp; envp++) {
+		if (agent_named(*envp, "LD_PRELOAD", 10))
+			theirs = *envp + 11;
+		else if (!agent_named(*envp, AGENT_ENV, sizeof(AGENT_ENV) - 1))
+			out[n++] = *envp;
+	}
+	if (load) {
+		memcpy(buf, preload_env, 11 + agent_path_len);
+		buf[11 + agent_path_len] = '\0';
+		if (theirs && *theirs &&
+		    11 + agent_path_len + 1 + strlen(theirs) < ENV_MAX) {
+			buf[11 + agent_path_len] = ':';
+			memcpy(buf + 12 + agent_path_len, theirs,
+			       strlen(theirs) + 1);
+		}
+		out[n++] = buf;
+		out[n++] = shm_env;
+	} else if (theirs) {
+		out[n++] = (char *)theirs - 11;
+	}
+	out[n] = NULL;
+}
+
+/* execve and execveat: counted before (on success nothing comes back). */
+static void exec_call(int nr, greg_t *g)
+{
+	int envreg = nr == SYS_execve ? REG_RDX : REG_R10;
+	char *const *envp = (char *const *)g[envreg];
+	bool load = nr != SYS_execve || preloadable((const char *)g[REG_RDI]);
+	char buf[ENV_MAX];
+	size_t n = 0;
+
+	while (envp && envp[n])
+		n++;
+	if (n > 65536) {	/* too many to copy on the stack: as is */
+		generic(nr, g);
+		return;
+	}
+	{
+		char *out[n + 3];
+
+		carry_env(envp, out, buf, load);
+		g[envreg] = (greg_t)out;
+		sigsys_for_exec(true);
+		attach_me();	/* the loader's calls are ptrace's */
+		generic(nr, g);
+		sigsys_for_exec(false);
+		g[envreg] = (greg_t)envp;
+	}
+}
+
+/*
+ * An armed task runs detached from ptrace: ask iotrace to trace it again
+ * (agent-abi.h) and wait until it has, re-sending the signal every 2 ms
+ * in case iotrace was not waiting yet; after a second, go on.
+ */
+static void attach_me(void)
+{
+	struct timespec ts = { 0, 2000000 };
+	uint32_t i, *done;
+	int n;
+
+	if (!__atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE))
+		return;
+	i = __atomic_fetch_add(&shm->req_head, 1, __ATOMIC_RELAXED) %
+	    AGENT_REQ_SLOTS;
+	done = &shm->req[i].done;
+	__atomic_store_n(done, 0, __ATOMIC_RELAXED);
+	shm->req[i].pid = (uint32_t)sys0(SYS_getpid);
+	__atomic_store_n(&shm->req[i].tid, (uint32_t)sys0(SYS_gettid),
+			 __ATOMIC_RELEASE);
+	for (n = 0; n < 500 && !__atomic_load_n(done, __ATOMIC_ACQUIRE); n++) {
+		long pid = __atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE);
+
+		if (!pid)
+			return;
+		sys3(SYS_tgkill, pid, pid, shm->attach_sig);
+		agent_sys6(SYS_futex, (long)done, FUTEX_WAIT, 0, (long)&ts, 0,
+			   0);
+	}
+}
+
+/*
+ * A marker from the handler: traced again first.  No tracer answered
+ * (-ENOSYS): dispatch off, the task goes on untraced and uncounted, and
+ * the header says how many did.
+ */
+static void mark_traced(long op, long a, long b)
+{
+	attach_me();
+	if (mark(op, a, b) != -ENOSYS)
+		return;
+	agent_sys6(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, 0, 0, 0, 0, 0);
+	__atomic_fetch_add(&shm->untraced, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Calls the program runs itself, traced by ptrace (see the top); the CPU
+ * mask calls too, so that iotrace's same-CPU placement stays invisible
+ * (it rewrites what sched_getaffinity returns, and ends on the
+ * program's own mask).
+ */
+static bool native_call(int nr)
+{
+	return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork ||
+	       nr == SYS_vfork || nr == SYS_sched_getaffinity ||
+	       nr == SYS_sched_setaffinity;
+}
+
+/*
+ * Calls after which the agent cannot stay: a seccomp filter of the
+ * program's (its traps are SIGSYS too), its own dispatch.  The marker
+ * hands the process back to ptrace; the program then runs the call.
+ */
+static bool falls_back(int nr, const greg_t *g)
+{
+	if (nr == SYS_seccomp ||
+	    (nr == SYS_prctl && g[REG_RDI] == PR_SET_SECCOMP)) {
+		mark_traced(AGENT_OP_FALLBACK, AGENT_WHY_SECCOMP, 1);
+		return true;
+	}
+	if (nr == SYS_prctl && g[REG_RDI] == PR_SET_SYSCALL_USER_DISPATCH) {
+		mark_traced(AGENT_OP_FALLBACK, AGENT_WHY_SUD, 0);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A SIGSYS that is not a dispatched call (kill -SYS, a seccomp trap): it
+ * does what it would do untraced: nothing if the program ignores SIGSYS,
+ * else the default action (a handler of the program's would have handed
+ * the program back to ptrace).
+ */
+static void foreign_sigsys(void)
+{
+	struct ksigaction dfl = { SIG_DFL, 0, NULL, 0 };
+	long tid = sys0(SYS_gettid);
+
+	if (sigsys_orig.handler == SIG_IGN)
+		return;
+	agent_sys6(SYS_rt_sigaction, SIGSYS, (long)&dfl, 0, 8, 0, 0);
+	sys3(SYS_tgkill, sys0(SYS_getpid), tid, SIGSYS);
+}
+
+void on_sigsys(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	greg_t *g = uc->uc_mcontext.gregs;
+	int nr = (int)g[REG_RAX];
+
+	(void)sig;
+	if (si->si_code != SYS_USER_DISPATCH_CODE)
+		return foreign_sigsys();
+	if (in_clock || nr < 0 || nr >= AGENT_NR_MAX) {
+		g[REG_RAX] = issue(g);
+		return;
+	}
+	if (nr == SYS_rt_sigreturn) {
+		if (shm->act[nr] != AGENT_ACT_SKIP)
+			add(&shm->rows[nr].calls, 1);
+		g[REG_RIP] = (greg_t)agent_sigreturn;
+		return;
+	}
+	if (native_call(nr)) {
+		mark_traced(AGENT_OP_NATIVE, nr, 0);
+		g[REG_RIP] -= 2;	/* the syscall instruction again */
+		return;
+	}
+	if (falls_back(nr, g) ||
+	    (nr == SYS_rt_sigaction && !sigaction_call(g))) {
+		g[REG_RIP] -= 2;
+		return;
+	}
+	if (nr == SYS_rt_sigaction)
+		return;
+	if (nr == SYS_rt_sigprocmask)
+		sigprocmask_call(g, uc);
+	else if (nr == SYS_sigaltstack)
+		sigaltstack_call(g, uc);
+	else if (nr == SYS_execve || nr == SYS_execveat)
+		exec_call(nr, g);
+	else
+		generic(nr, g);
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Calls an engine counted in aggregate (the agent engine: counters kept
+ * inside the traced programs) added to the profile's rows, as if each
+ * had come as an event: counts, errors and their errnos, times, the
+ * latency histogram and the I/O bytes.  The times come corrected by the
+ * engine (the agent subtracts what dispatch adds, as calibrated), with
+ * the raw ones for --raw-time: profile->overhead_ns is not subtracted.  Per-file breakdowns get nothing: an aggregate has no fds.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "reports/profile/profile.h"
+
+_Static_assert(TRACER_HIST_BUCKETS == PROFILE_HIST_BUCKETS,
+	       "an aggregate's histogram is the profile's");
+
+static void add_times(struct profile_row *r, const struct tracer_aggregate *a)
+{
+	size_t b;
+
+	r->timed += a->timed;
+	r->time_ns += a->time_ns;
+	r->raw_time_ns += a->raw_time_ns;
+	if (a->min_ns && a->min_ns < r->min_ns)
+		r->min_ns = a->min_ns;
+	if (a->max_ns > r->max_ns)
+		r->max_ns = a->max_ns;
+	for (b = 0; b < PROFILE_HIST_BUCKETS; b++)
+		r->hist[b] += a->hist[b];
+}
+
+int profile_add_aggregate(struct profile *p, const struct tracer_aggregate *a)
+{
+	struct tracer_event ev;
+	struct profile_row *r;
+	size_t i;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.arch = a->arch;
+	ev.nr = a->nr;
+	r = profile_event_row(p, &ev);
+	if (!r)
+		return -ENOMEM;
+	r->calls += a->calls;
+	if (!a->timed)
+		return 0;
+	add_times(r, a);
+	r->errors += a->errors;
+	for (i = 0; i < TRACER_ERRNO_SLOTS; i++)
+		if (a->errnos[i].count)
+			profile_row_add_errno(r, a->errnos[i].err,
+					      a->errnos[i].count);
+	r->errno_other += a->errno_other;
+	if (r->io_arg != IO_NONE) {
+		r->bytes_req += a->bytes_req;
+		r->bytes_done += a->bytes_done;
+		r->short_calls += a->short_calls;
+	}
+	return 0;
+}
+
+void profile_set_engines(struct profile *p, const struct tracer_engine_use *u)
+{
+	struct profile_engines *e = &p->engines;
+	size_t i;
+
+	memset(e, 0, sizeof(*e));
+	if (!u->known)
+		return;
+	e->known = true;
+	e->agent_procs = u->agent_procs;
+	e->agent_tasks = u->agent_tasks;
+	e->agent_calls = u->agent_calls;
+	e->ptrace_calls = u->ptrace_calls;
+	e->fallbacks = u->fallbacks;
+	e->untraced = u->untraced;
+	e->correction_ns = u->correction_ns;
+	e->dispatch_ns = u->dispatch_ns;
+	for (i = 0; i < u->fallbacks && i < PROFILE_FALLBACKS_MAX; i++) {
+		e->fallback[i].pid = (int)u->fallback[i].pid;
+		snprintf(e->fallback[i].why, sizeof(e->fallback[i].why), "%s",
+			 u->fallback[i].why);
+	}
+}

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The agent engine's header lines: which engine measured what.  The
+ * agent counts calls inside the programs it was loaded into; ptrace
+ * counts the rest (calls before the agent is armed, forks and clones,
+ * processes the agent cannot enter), and the lines say how many each
+ * counted and which processes were left to ptrace, and why.  Nothing
+ * for a run of the ptrace engine.
+ */
+#include <inttypes.h>
+#include "reports/render/render.h"
+
+static void print_fallbacks(FILE *f, const struct profile_engines *e)
+{
+	uint64_t i, shown = e->fallbacks < PROFILE_FALLBACKS_MAX ?
+			    e->fallbacks : PROFILE_FALLBACKS_MAX;
+
+	fprintf(f, "iotrace: %" PRIu64 " process%s measured by ptrace alone:",
+		e->fallbacks, e->fallbacks == 1 ? "" : "es");
+	for (i = 0; i < shown; i++)
+		fprintf(f, "%s pid %d (%s)", i ? "," : "",
+			e->fallback[i].pid, e->fallback[i].why);
+	if (shown < e->fallbacks)
+		fprintf(f, ", and %" PRIu64 " more", e->fallbacks - shown);
+	fputc('\n', f);
+}
+
+void engines_render_header(FILE *f, const struct profile *p)
+{
+	const struct profile_engines *e = &p->engines;
+
+	if (!e->known)
+		return;
+	fprintf(f, "iotrace: the agent counted %" PRIu64 " calls in %" PRIu64
+		" process%s (%" PRIu64 " task%s), timed in-process with %"
+		PRIu64 " ns/call of dispatch overhead subtracted; ptrace "
+		"counted %" PRIu64 " (before the agent was armed, forks and "
+		"clones, processes without it)\n",
+		e->agent_calls, e->agent_procs, e->agent_procs == 1 ? "" : "es",
+		e->agent_tasks, e->agent_tasks == 1 ? "" : "s",
+		e->correction_ns, e->ptrace_calls);
+	if (e->fallbacks)
+		print_fallbacks(f, e);
+	if (e->untraced)
+		fprintf(f, "iotrace: %" PRIu64 " task%s could not be traced "
+			"again: %s later calls are not counted\n", e->untraced,
+			e->untraced == 1 ? "" : "s",
+			e->untraced == 1 ? "its" : "their");
+	if (e->agent_calls)
+		fputs("iotrace: calls the agent counted have no per-file "
+		      "breakdown\n", f);
+}

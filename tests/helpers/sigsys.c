@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tracee for the agent engine's fault cases: what a program does with
+ * SIGSYS, signals and children must behave as untraced, and its counts
+ * stay exact.  Usage: sigsys MODE N, MODE one of
+ *   block    blocks SIGSYS and SIGUSR1, makes N writes, raises SIGUSR1
+ *            (which must stay pending, not kill it), prints
+ *            "blocked=1 pending=1" if it reads both back so
+ *   handler  installs a SIGSYS handler, N writes, raises SIGSYS once,
+ *            prints "handled=1"
+ *   thandler a second thread, blocked in read(2) while the first
+ *            installs a SIGSYS handler, then makes N writes; then
+ *            SIGSYS is raised once: "handled=1"
+ *   signals  N times raises SIGUSR1, whose handler (sa_mask full)
+ *            writes one byte; prints "signals=N"
+ *   eintr    a read interrupted by SIGALRM (no SA_RESTART): "eintr=1"
+ *   spawn    N posix_spawn()s of /bin/true and N vfork()+_exit, reaped
+ *   env      prints LD_PRELOAD and IOTRACE_AGENT if set, its open fds,
+ *            and "sigsys=dfl" if SIGSYS reads back as the default
+ * Writes go to /dev/null; output to stdout.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+static volatile sig_atomic_t got;
+static int devnull;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	got++;
+	if (write(devnull, "s", 1) != 1)
+		_exit(3);
+}
+
+static void writes(int n)
+{
+	while (n-- > 0)
+		if (write(devnull, "x", 1) != 1)
+			exit(3);
+}
+
+static int mode_block(int n)
+{
+	sigset_t s;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGSYS);
+	sigaddset(&s, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &s, NULL);
+	writes(n);
+	raise(SIGUSR1);
+	sigprocmask(SIG_BLOCK, NULL, &s);
+	printf("blocked=%d", sigismember(&s, SIGSYS) &&
+	       sigismember(&s, SIGUSR1));
+	sigpending(&s);
+	printf(" pending=%d\n", sigismember(&s, SIGUSR1));
+	return 0;
+}
+
+static int mode_handler(int n)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGSYS, &sa, NULL);
+	writes(n);
+	raise(SIGSYS);
+	printf("handled=%d\n", (int)got);
+	return 0;
+}
+
+static int pipe_fds[2], thread_writes;
+
+static void *thread_main(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (read(pipe_fds[0], &c, 1) != 1)
+		exit(3);
+	writes(thread_writes);
+	return NULL;
+}
+
+static int mode_thandler(int n)
+{
+	struct sigaction sa;
+	pthread_t t;
+
+	thread_writes = n;
+	if (pipe(pipe_fds) < 0 || pthread_create(&t, NULL, thread_main, NULL))
+		return 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGSYS, &sa, NULL);
+	if (write(pipe_fds[1], "g", 1) != 1)
+		return 1;
+	pthread_join(t, NULL);
+	raise(SIGSYS);
+	printf("handled=%d\n", (int)got);
+	return 0;
+}
+
+static int mode_signals(int n)
+{
+	struct sigaction sa;
+	int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigfillset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	for (i = 0; i < n; i++)
+		raise(SIGUSR1);
+	printf("signals=%d\n", (int)got);
+	return 0;
+}
+
+static int mode_eintr(void)
+{
+	struct itimerval it = { { 0, 0 }, { 0, 20000 } };
+	struct sigaction sa;
+	int p[2];
+	char c;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGALRM, &sa, NULL);
+	if (pipe(p) < 0)
+		return 1;
+	setitimer(ITIMER_REAL, &it, NULL);
+	printf("eintr=%d\n", read(p[0], &c, 1) < 0);
+	return 0;
+}
+
+static int mode_spawn(int n)
+{
+	char *argv[] = { "true", NULL };
+	pid_t pid;
+	volatile int i;	/* vfork: the child shares the frame */
+
+	for (i = 0; i < n; i++) {
+		if (posix_spawn(&pid, "/bin/true", NULL, NULL, argv, environ))
+			return 1;
+		waitpid(pid, NULL, 0);
+		pid = vfork();
+		if (pid == 0)
+			_exit(0);
+		waitpid(pid, NULL, 0);
+	}
+	return 0;
+}
+
+static int mode_env(void)
+{
+	struct sigaction sa;
+	struct dirent *d;
+	DIR *dir;
+	char **e;
+
+	for (e = environ; *e; e++)
+		if (!strncmp(*e, "LD_PRELOAD=", 11) ||
+		    !strncmp(*e, "IOTRACE_AGENT=", 14))
+			printf("%s\n", *e);
+	dir = opendir("/proc/self/fd");
+	while (dir && (d = readdir(dir)))
+		if (d->d_name[0] != '.' && atoi(d->d_name) != dirfd(dir))
+			printf("fd %s\n", d->d_name);
+	if (dir)
+		closedir(dir);
+	sigaction(SIGSYS, NULL, &sa);
+	if (sa.sa_handler == SIG_DFL)
+		printf("sigsys=dfl\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 2 ? atoi(argv[2]) : 0;
+
+	devnull = open("/dev/null", O_WRONLY);
+	if (argc < 2 || devnull < 0)
+		return 2;
+	if (!strcmp(argv[1], "block"))
+		return mode_block(n);
+	if (!strcmp(argv[1], "handler"))
+		return mode_handler(n);
+	if (!strcmp(argv[1], "thandler"))
+		return mode_thandler(n);
+	if (!strcmp(argv[1], "signals"))
+		return mode_signals(n);
+	if (!strcmp(argv[1], "eintr"))
+		return mode_eintr();
+	if (!strcmp(argv[1], "spawn"))
+		return mode_spawn(n);
+	if (!strcmp(argv[1], "env"))
+		return mode_env();
+	return 2;
+}

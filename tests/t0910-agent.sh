@@ -1,0 +1,256 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The agent engine (--engine=agent): counts per syscall identical to the
+# ptrace engine's and to strace -f -c's, with the agent really counting
+# (the header says how many); processes it cannot enter fall back to
+# ptrace with the reason in the header, exact counts, and unchanged
+# behaviour; the program sees no LD_PRELOAD, no extra fd, its own SIGSYS.
+. "$(dirname "$0")/lib.sh"
+
+if ! "$IOTRACE" --engine=agent -o /dev/null -- true >/dev/null 2>&1; then
+	echo "1..0 # SKIP the agent engine cannot run here"
+	exit 0
+fi
+
+# The comparable table of FILE.  The agent cannot time rt_sigreturn (it
+# never returns to it): its row is count-only, with no errors column
+# (ptrace counts one when the call restores an -EINTR): calls only.
+counts() {
+	table_counts "$1" | sed 's/^rt_sigreturn \([0-9]*\) .*/rt_sigreturn \1/'
+}
+
+# How many calls the agent counted, from the header.
+agent_calls() {
+	sed -n 's/^iotrace: the agent counted \([0-9]*\) calls.*/\1/p' "$1"
+}
+
+# Runs a command line under both engines (and strace with STRACE):
+# the tables must agree and the agent must have counted at least MIN.
+agrees() {
+	min=$1
+	shift
+	"$IOTRACE" -o ptrace.txt "$@" >ptrace.out 2>&1
+	"$IOTRACE" --engine=agent -o agent.txt "$@" >agent.out 2>&1
+	grep -q "engine agent" agent.txt &&
+	test "$(agent_calls agent.txt)" -ge "$min" &&
+	counts ptrace.txt >p &&
+	counts agent.txt >a &&
+	test -s a &&
+	test_cmp p a
+}
+
+# The same against strace -f -c (the command after --).
+agrees_strace() {
+	shift
+	strace -f -c -o strace.txt "$@" >strace.out 2>&1 &&
+	counts strace.txt >s &&
+	test_cmp s a
+}
+
+test_expect_success PTRACE 'dd: agent, ptrace and strace count the same' '
+	agrees 6000 -- dd if=/dev/zero of=out bs=512 count=3000
+'
+
+test_expect_success STRACE 'dd: ... and strace -f -c' '
+	agrees_strace -- dd if=/dev/zero of=out bs=512 count=3000
+'
+
+test_expect_success PTRACE 'sh with children: the same, every process armed' '
+	agrees 20 -- sh -c "for i in 1 2 3; do cat /etc/hostname; done >/dev/null" &&
+	grep -q "^iotrace: the agent counted [0-9]* calls in [4-9] processes" agent.txt &&
+	! grep -q "measured by ptrace alone" agent.txt
+'
+
+test_expect_success STRACE 'sh with children: ... and strace -f -c' '
+	agrees_strace -- sh -c "for i in 1 2 3; do cat /etc/hostname; done >/dev/null"
+'
+
+# futex calls depend on how the threads meet: left out.
+test_expect_success PTRACE 'threads: 400 writes from 4 threads, all the agent s' '
+	agrees 400 -- "$HELPERS/threads" 4 100 ||
+	{ grep -v ^futex p >p2 && grep -v ^futex a >a2 && test_cmp p2 a2; } &&
+	grep -q "^write 400 0$" a
+'
+
+test_expect_success PTRACE 'tar: the same' '
+	mkdir -p tree/sub && echo a >tree/a && echo b >tree/sub/b &&
+	agrees 10 -- tar cf t.tar tree
+'
+
+test_expect_success PTRACE '-e trace=write: write only, 324 calls' '
+	agrees 300 -e trace=write -- dd if=/dev/zero of=out bs=100 count=321 &&
+	echo "write 324 0" >expect &&
+	test_cmp expect a
+'
+
+test_expect_success PTRACE 'execve chain sh -c "sh -c ...": the same' '
+	agrees 10 -- sh -c "sh -c \"sh -c true; echo x\"; echo y"
+'
+
+test_expect_success PTRACE 'a background process outliving the first: counted' '
+	agrees 10 -- sh -c "(sleep 0.2; echo late >&2) & echo now" &&
+	grep -q "^clock_nanosleep 1 0$" a
+'
+
+test_expect_success PTRACE 'SIGTERM kills processes running detached too' '
+	"$IOTRACE" --engine=agent -o t.txt -- sh -c "sleep 30 & echo \$! >bg.pid; sleep 31" &
+	ipid=$! &&
+	n=0 && while [ ! -s bg.pid ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done &&
+	sleep 0.2 &&
+	kill -TERM $ipid &&
+	{ wait $ipid; test $? = 143; } &&
+	n=0 && while kill -0 "$(cat bg.pid)" 2>/dev/null && [ $n -lt 40 ]; do sleep 0.05; n=$((n + 1)); done &&
+	! kill -0 "$(cat bg.pid)" 2>/dev/null
+'
+
+test_expect_success PTRACE 'signals: handlers with a full sa_mask, rt_sigreturn' '
+	agrees 5 -- "$HELPERS/sigsys" signals 5 &&
+	echo signals=5 >expect &&
+	test_cmp expect agent.out &&
+	grep -q "^rt_sigreturn 5$" a
+'
+
+test_expect_success PTRACE 'EINTR: a read interrupted by a signal' '
+	agrees 1 -- "$HELPERS/sigsys" eintr &&
+	echo eintr=1 >expect &&
+	test_cmp expect agent.out &&
+	grep -q "^read [0-9]* 1$" a
+'
+
+test_expect_success PTRACE 'posix_spawn and vfork: the same, no fallback' '
+	agrees 10 -- "$HELPERS/sigsys" spawn 3 &&
+	! grep -q "measured by ptrace alone" agent.txt
+'
+
+test_expect_success PTRACE 'run bufwrite (a function target): the agent counts' '
+	agrees 1000 run bufwrite buf=0 total=1000 &&
+	grep -q "^write 1000 0$" a
+'
+
+test_expect_success PTRACE 'static binary: ptrace alone, with the reason' '
+	agrees 0 -- "$HELPERS/static-sigsys" block 3 &&
+	grep -q "measured by ptrace alone: pid [0-9]* (static binary)" agent.txt &&
+	echo "blocked=1 pending=1" >expect &&
+	test_cmp expect agent.out
+'
+
+test_expect_success PTRACE 'SIGSYS ignored at start: ptrace, as untraced' '
+	"$HELPERS/sigdfl" -i SYS "$HELPERS/sigsys" env >expect &&
+	agrees 0 -- "$HELPERS/sigdfl" -i SYS "$HELPERS/sigsys" env &&
+	grep -q "pid [0-9]* (SIGSYS ignored at start)" agent.txt &&
+	test_cmp expect agent.out
+'
+
+test_expect_success PTRACE 'SIGSYS blocked at start: ptrace, as untraced' '
+	agrees 0 -- "$HELPERS/sigdfl" -b SYS "$HELPERS/sigsys" block 3 &&
+	grep -q "pid [0-9]* (SIGSYS blocked at start)" agent.txt &&
+	echo "blocked=1 pending=1" >expect &&
+	test_cmp expect agent.out
+'
+
+test_expect_success PTRACE 'SIGSYS blocked by the program: it reads it blocked' '
+	agrees 3 -- "$HELPERS/sigsys" block 3 &&
+	echo "blocked=1 pending=1" >expect &&
+	test_cmp expect agent.out &&
+	! grep -q "measured by ptrace alone" agent.txt
+'
+
+test_expect_success PTRACE 'own SIGSYS handler: ptrace, the handler runs' '
+	agrees 0 -- "$HELPERS/sigsys" handler 3 &&
+	grep -q "pid [0-9]* (own SIGSYS handler)" agent.txt &&
+	echo handled=1 >expect &&
+	test_cmp expect agent.out
+'
+
+test_expect_success PTRACE 'own SIGSYS handler with a second thread: both to ptrace' '
+	"$IOTRACE" --engine=agent -o agent.txt -- "$HELPERS/sigsys" thandler 20 >agent.out &&
+	grep -q "pid [0-9]* (own SIGSYS handler)" agent.txt &&
+	echo handled=1 >expect &&
+	test_cmp expect agent.out &&
+	counts agent.txt >a &&
+	grep -q "^write 23 0$" a
+'
+
+test_expect_success PTRACE 'own seccomp filter: ptrace, counts the same' '
+	agrees 0 -- "$HELPERS/seccomp-self" 50 &&
+	grep -q "pid [0-9]* (own seccomp filter)" agent.txt &&
+	grep -q "^write 50 0$" a
+'
+
+test_expect_success PTRACE 'the program sees no LD_PRELOAD, no extra fd, SIGSYS default' '
+	"$HELPERS/sigsys" env >expect &&
+	"$IOTRACE" --engine=agent -o agent.txt -- "$HELPERS/sigsys" env >actual &&
+	grep -q "sigsys=dfl" actual &&
+	test_cmp expect actual &&
+	test "$(agent_calls agent.txt)" -gt 0
+'
+
+test_expect_success PTRACE 'a user LD_PRELOAD is kept, through an execve too' '
+	lib=$(ldd "$HELPERS/sigsys" | sed -n "s/.*=> \(\/[^ ]*libc\.so[^ ]*\).*/\1/p") &&
+	test -n "$lib" &&
+	LD_PRELOAD=$lib "$HELPERS/sigsys" env >expect &&
+	LD_PRELOAD=$lib "$IOTRACE" --engine=agent -o agent.txt -- sh -c "\"$HELPERS/sigsys\" env" >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success PTRACE 'a program reading /proc/self/maps runs as untraced' '
+	"$IOTRACE" --engine=agent -o agent.txt -- sh -c "cat /proc/self/maps >/dev/null && echo ok" >actual &&
+	echo ok >expect &&
+	test_cmp expect actual
+'
+
+# Same-CPU placement stays invisible: the agent has the CPU mask calls
+# run under ptrace.
+test_expect_success PTRACE 'the CPU mask the program sees is its own' '
+	"$HELPERS/affinity" threads >expect &&
+	"$IOTRACE" --engine=agent -o agent.txt -- "$HELPERS/affinity" threads >actual &&
+	test_cmp expect actual &&
+	nproc >expect &&
+	"$IOTRACE" --engine=agent -o agent.txt -- nproc >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success M32 'an i386 program: ptrace alone, no loader message' '
+	agrees 0 -- sh -c "\"$HELPERS32/oddcalls\" >/dev/null" &&
+	grep -q "pid [0-9]* (not an x86_64 program)" agent.txt &&
+	! grep -q "ld.so" agent.out
+'
+
+test_expect_success ROOT 'a set-user-ID program: ptrace alone' '
+	cp "$HELPERS/writeloop" suid && chown nobody suid && chmod 4755 suid &&
+	agrees 0 -e trace=write -- ./suid /dev/null 55 1 &&
+	grep -q "pid [0-9]* (set-user-ID or set-group-ID program)" agent.txt &&
+	echo "write 55 0" >expect &&
+	test_cmp expect a
+'
+
+test_expect_success PTRACE 'JSON: "engines" saved and loaded back' '
+	"$IOTRACE" --engine=agent -o /dev/null --save run.json -- "$HELPERS/threads" 2 10 &&
+	grep -q "\"agent_calls\"" run.json &&
+	"$IOTRACE" report run.json >report.txt &&
+	grep -q "^iotrace: the agent counted" report.txt &&
+	grep -q "engine agent" report.txt
+'
+
+test_expect_success '--engine: bad values and -p are usage errors' '
+	test_expect_code() { "$@"; test $? = 2; } &&
+	test_expect_code "$IOTRACE" --engine=bogus -- true 2>err &&
+	grep -q "expected ptrace, agent or auto" err &&
+	test_expect_code "$IOTRACE" --engine=agent -p 1 2>err &&
+	grep -q "agent is loaded only as a program starts" err
+'
+
+test_expect_success PTRACE '-k: the agent engine refuses, auto takes ptrace' '
+	test_must_fail() { "$@"; test $? != 0; } &&
+	test_must_fail "$IOTRACE" --engine=agent -k -o k.txt -- true 2>err &&
+	grep -q "does not unwind call sites" err &&
+	"$IOTRACE" --engine=auto -k -o auto.txt -- true &&
+	grep -q "engine seccomp-bpf" auto.txt
+'
+
+test_expect_success PTRACE '--engine=auto: the agent where it can run' '
+	"$IOTRACE" --engine=auto -o auto.txt -- true &&
+	grep -q "engine agent" auto.txt
+'
+
+test_done

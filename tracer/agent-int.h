@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared by the agent engine's two files only: tracer/agent.c (the
+ * engine: the shared counters, the environment, the run) and
+ * tracer/agent-stops.c (what the stop loop does for it: markers,
+ * arming, fallbacks).  The layout both share with the agent itself is
+ * agent/agent-abi.h.
+ */
+#ifndef IOTRACE_AGENT_INT_H
+#define IOTRACE_AGENT_INT_H
+
+#include "agent/agent-abi.h"
+#include "tracer/tracer-int.h"
+
+#define AGENT_DETACHED_MAX 256	/* detached processes waited for */
+
+/* One run of the agent engine. */
+struct agent_run {
+	struct agent_shm *shm;		/* the counters, mapped shared */
+	int shm_fd;			/* their memfd, close-on-exec */
+	struct tracer_engine_use *use;	/* in the run's result */
+	const struct tracer_sink *sink;	/* where events go on to */
+	const char *so;			/* the agent's path, as preloaded */
+	bool first_seen;		/* the first task has stopped */
+	/* Processes running detached, and a pidfd of each (agent-wait.c) */
+	pid_t detached_pid[AGENT_DETACHED_MAX];
+	int detached_fd[AGENT_DETACHED_MAX];
+	size_t ndetached;
+};
+
+/* What the agent adds to a call, calibrated (agent-calib.c). */
+struct agent_costs {
+	uint64_t correction_ns;	/* to the time it measures of a call:
+				   subtracted by the agent */
+	uint64_t dispatch_ns;	/* to the wall, per call it handles (the
+				   signal, the handler): for the estimate */
+};
+/* Measures them now, as opts would trace; zero where it cannot. */
+void agent_calibrate_costs(const struct tracer_opts *opts,
+			   struct agent_costs *costs);
+/* The engine's run() (agent.c). */
+int agent_run(const struct tracer_opts *opts,
+	      const struct tracer_target *target,
+	      const struct tracer_sink *sink, struct tracer_result *res);
+
+/* A task of process tgid was detached: wait for the process. */
+void agent_track(struct loop *l, pid_t tgid);
+/* Forgets every such process, first killing it if kill. */
+void agent_untrack_all(struct agent_run *ar, bool kill);
+
+/* Why a process fell back, as the header says it ("static binary"). */
+const char *agent_why_text(int why);
+
+#endif

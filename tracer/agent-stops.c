@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the stop loop does for the agent engine (loop.c calls these when
+ * l->agent is set).  A task starts traced call by call, as the ptrace
+ * engine traces without its filter; the agent in it says HELLO (its code
+ * region: calls from there are its own, never counted), then ARMED (the
+ * task then runs unstopped, PTRACE_CONT, and the agent counts) or
+ * FALLBACK (ptrace goes on counting).  An armed task is detached at
+ * once (a dispatched call would otherwise be a signal-delivery stop) and
+ * seized again when its agent asks (agent_requests()), before a marker
+ * or an execve.  A fork or clone is run by the
+ * task itself under ptrace (NATIVE), which arms it again at the call's
+ * exit and arms every new task of an armed one with
+ * PTRACE_SET_SYSCALL_USER_DISPATCH_CONFIG, since the kernel gives a new
+ * task no dispatch.  An execve clears it: the new image's agent says
+ * HELLO again, or never comes (a static binary...), which is recorded
+ * when the process exits.  So every call is counted once: by ptrace
+ * until the task is armed, by the agent after.
+ *
+ * Markers reach the loop as seccomp stops (the engine's filter stops at
+ * them only) and, while the task is traced call by call, at their entry
+ * too, which is hidden.  Nothing here allocates; /proc is read once per
+ * execve (what the new program is).
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <linux/futex.h>
+#include <unistd.h>
+#include "tracer/agent-int.h"
+
+/* Linux 6.11: Syscall User Dispatch of a stopped tracee. */
+#define PTRACE_SET_SUD_CONFIG 0x4210
+struct sud_config {
+	uint64_t mode, selector, offset, len;
+};
+
+static const char *const why_texts[AGENT_WHY_NWHY] = {
+	[AGENT_WHY_NONE] = "",
+	[AGENT_WHY_NOT_LOADED] = "agent not loaded",
+	[AGENT_WHY_STATIC] = "static binary",
+	[AGENT_WHY_SETUID] = "set-user-ID or set-group-ID program",
+	[AGENT_WHY_NOT64] = "not an x86_64 program",
+	[AGENT_WHY_SIGSYS_IGNORED] = "SIGSYS ignored at start",
+	[AGENT_WHY_SIGSYS_BLOCKED] = "SIGSYS blocked at start",
+	[AGENT_WHY_SIGSYS_HANDLER] = "own SIGSYS handler",
+	[AGENT_WHY_SECCOMP] = "own seccomp filter",
+	[AGENT_WHY_SUD] = "uses Syscall User Dispatch itself",
+	[AGENT_WHY_NO_SUD] = "Syscall User Dispatch refused",
+	[AGENT_WHY_NO_SHM] = "shared counters not mapped",
+};
+
+const char *agent_why_text(int why)
+{
+	return why > 0 && why < AGENT_WHY_NWHY ? why_texts[why] : "unknown";
+}
+
+static int sud_set(pid_t tid, const struct task *t, bool on)
+{
+	struct sud_config c = { on, 0, on ? t->agent_lo : 0,
+				on ? t->agent_len : 0 };
+
+	return ptrace(PTRACE_SET_SUD_CONFIG, tid, (void *)sizeof(c), &c) < 0 ?
+	       -errno : 0;
+}
+
+static bool is_marker(uint32_t arch, uint64_t nr, const uint64_t *args)
+{
+	return arch == AUDIT_ARCH_X86_64 && nr == SYS_getpid &&
+	       args[0] == AGENT_MAGIC;
+}
+
+static bool in_region(const struct task *t, uint64_t ip)
+{
+	return t->agent_len && ip - t->agent_lo < t->agent_len;
+}
+
+static void record_fallback(struct loop *l, pid_t pid, int why)
+{
+	struct tracer_engine_use *u = l->agent->use;
+
+	if (u->fallbacks < TRACER_FALLBACKS_MAX) {
+		u->fallback[u->fallbacks].pid = pid;
+		u->fallback[u->fallbacks].why = agent_why_text(why);
+	}
+	u->fallbacks++;
+}
+
+static void armed(struct loop *l, struct task *t)
+{
+	t->agent = AGENT_T_ARMED;
+	l->agent->use->agent_tasks++;
+	/* A process once, though a forked child armed by iotrace may
+	   exec and arm itself again. */
+	if ((!t->tgid || t->tgid == t->tid) && !t->agent_counted)
+		l->agent->use->agent_procs++;
+	t->agent_counted = true;
+}
+
+/* How agent_requests() and disarm_process() seize a detached task. */
+static int seize(pid_t tid)
+{
+	unsigned long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
+			     PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP |
+			     PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+			     PTRACE_O_TRACECLONE;
+
+	return ptrace(PTRACE_SEIZE, tid, 0L, opts) < 0 ? -errno : 0;
+}
+
+/*
+ * The other threads of t's process, armed ones running detached: each
+ * is seized if need be, interrupted and disarmed at that stop.  Read
+ * from /proc/TGID/task, once per process-wide fallback (rare).
+ */
+static void disarm_process(struct loop *l, const struct task *t)
+{
+	char path[40];
+	struct dirent *d;
+	struct task *o;
+	pid_t tid;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->tgid);
+	dir = t->tgid ? opendir(path) : NULL;
+	while (dir && (d = readdir(dir))) {
+		tid = (pid_t)atoi(d->d_name);
+		if (tid <= 0 || tid == t->tid)
+			continue;
+		o = task_find(&l->tasks, tid);
+		if (!o) {	/* detached: armed */
+			if (seize(tid) < 0 ||
+			    !(o = loop_add_task(l, tid, t->tgid)))
+				continue;
+			o->agent = AGENT_T_ARMED;
+		}
+		if (o->agent == AGENT_T_OFF || o->agent == AGENT_T_NONE)
+			continue;
+		o->agent = AGENT_T_DISARM_ME;
+		ptrace(PTRACE_INTERRUPT, tid, 0L, 0L);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+static void on_marker(struct loop *l, struct task *t, const uint64_t *a)
+{
+	if (a[5]) {	/* every marker names the region */
+		t->agent_lo = a[4];
+		t->agent_len = a[5];
+	}
+	switch (a[1]) {
+	case AGENT_OP_HELLO:
+		t->agent = AGENT_T_HELLO;
+		t->agent_lo = a[2];
+		t->agent_len = a[3];
+		break;
+	case AGENT_OP_ARMED:
+		armed(l, t);
+		break;
+	case AGENT_OP_FALLBACK:
+		sud_set(t->tid, t, false);
+		t->agent = AGENT_T_OFF;
+		t->agent_why = (uint8_t)a[2];
+		record_fallback(l, t->tgid ? t->tgid : t->tid, (int)a[2]);
+		if (a[3])
+			disarm_process(l, t);
+		break;
+	case AGENT_OP_NATIVE:
+		sud_set(t->tid, t, false);
+		t->agent = AGENT_T_NATIVE;
+		break;
+	}
+}
+
+/*
+ * Whether the call at entry opens the agent's file: the loader loading
+ * it (a few calls after each execve, before the agent runs).  The path
+ * is read with one process_vm_readv.
+ */
+static bool opens_agent(const struct loop *l, const struct task *t,
+			uint64_t nr, const uint64_t *args)
+{
+	size_t n = strlen(l->agent->so) + 1;
+	char buf[PATH_MAX];
+	struct iovec local = { buf, n }, remote;
+
+	if (t->arch != AUDIT_ARCH_X86_64 || n > sizeof(buf) ||
+	    (nr != SYS_openat && nr != SYS_open))
+		return false;
+	remote.iov_base = (void *)(uintptr_t)args[nr == SYS_open ? 0 : 1];
+	remote.iov_len = n;
+	return process_vm_readv(t->tid, &local, 1, &remote, 1, 0) ==
+	       (ssize_t)n && !memcmp(buf, l->agent->so, n);
+}
+
+/*
+ * Whether the call at entry is none of the program's: a marker, a call
+ * from the agent's region, the loader loading the agent, iotrace's own
+ * child loading the filter.
+ */
+static bool hidden_entry(struct loop *l, struct task *t,
+			 const struct __ptrace_syscall_info *info)
+{
+	uint64_t nr = info->entry.nr;
+	const uint64_t *a = info->entry.args;
+
+	t->arch = info->arch;
+	switch (t->agent) {
+	case AGENT_T_PRE:
+		return nr != SYS_execve && nr != SYS_execveat;
+	case AGENT_T_LOADING_OPEN:
+		return true;
+	case AGENT_T_LOADING:
+		if (nr == SYS_close && a[0] == t->agent_lo)
+			t->agent = AGENT_T_NONE;
+		return true;
+	case AGENT_T_NONE:
+		if (opens_agent(l, t, nr, a)) {
+			t->agent = AGENT_T_LOADING_OPEN;
+			return true;
+		}
+		break;
+	}
+	return is_marker(info->arch, nr, a) ||
+	       in_region(t, info->instruction_pointer);
+}
+
+bool agent_syscall_stop(struct loop *l, struct task *t,
+			const struct __ptrace_syscall_info *info)
+{
+	switch (info->op) {
+	case PTRACE_SYSCALL_INFO_ENTRY:
+		if (!hidden_entry(l, t, info)) {
+			if (t->agent == AGENT_T_NATIVE)
+				t->agent = AGENT_T_NATIVE_IN;
+			return false;
+		}
+		t->in_syscall = false;	/* hidden, its exit too */
+		return true;
+	case PTRACE_SYSCALL_INFO_SECCOMP:
+		/* Markers; any other is a program's own filter's TRACE,
+		   the loop's (ownfilter.c). */
+		if (!is_marker(info->arch, info->seccomp.nr,
+			       info->seccomp.args))
+			return false;
+		on_marker(l, t, info->seccomp.args);
+		t->in_syscall = false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+void agent_after_exit(struct loop *l, struct task *t, int64_t ret)
+{
+	if (t->agent == AGENT_T_LOADING_OPEN) {
+		t->agent = ret >= 0 ? AGENT_T_LOADING : AGENT_T_NONE;
+		t->agent_lo = (uint64_t)ret;
+		return;
+	}
+	if (t->agent != AGENT_T_NATIVE_IN)
+		return;
+	if (sud_set(t->tid, t, true) == 0) {
+		t->agent = AGENT_T_ARMED;
+		return;
+	}
+	t->agent = AGENT_T_OFF;
+	record_fallback(l, t->tgid ? t->tgid : t->tid, AGENT_WHY_NO_SUD);
+}
+
+void agent_any_stop(struct loop *l, struct task *t)
+{
+	if (!l->agent->first_seen) {
+		l->agent->first_seen = true;
+		t->agent = AGENT_T_PRE;
+	}
+	if (t->agent == AGENT_T_ARM_ME) {
+		if (sud_set(t->tid, t, true) == 0) {
+			armed(l, t);
+			return;
+		}
+		t->agent = AGENT_T_OFF;
+		if (t->tgid == t->tid)
+			record_fallback(l, t->tid, AGENT_WHY_NO_SUD);
+	} else if (t->agent == AGENT_T_DISARM_ME) {
+		sud_set(t->tid, t, false);
+		t->agent = AGENT_T_OFF;
+	}
+}
+
+void agent_new_task(struct loop *l, pid_t parent)
+{
+	unsigned long msg;
+	struct task *p, *c;
+
+	if (ptrace(PTRACE_GETEVENTMSG, parent, 0L, &msg) < 0)
+		return;
+	p = task_find(&l->tasks, parent);
+	c = task_find(&l->tasks, (pid_t)msg);
+	if (!p || !c || c->agent != AGENT_T_NONE)
+		return;
+	c->agent_lo = p->agent_lo;
+	c->agent_len = p->agent_len;
+	c->agent_why = p->agent_why;
+	switch (p->agent) {
+	case AGENT_T_ARMED:
+	case AGENT_T_NATIVE:
+	case AGENT_T_NATIVE_IN:
+		c->agent = AGENT_T_ARM_ME;
+		break;
+	case AGENT_T_OFF:
+	case AGENT_T_DISARM_ME:
+		c->agent = AGENT_T_OFF;
+		if (c->tgid == c->tid)
+			record_fallback(l, c->tid, p->agent_why);
+		break;
+	}
+}
+
+/* What kind of program tid runs now, for a fallback: one /proc read. */
+static int classify(pid_t tid)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	char path[32];
+	struct stat st;
+	int fd, i, why = AGENT_WHY_STATIC;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return AGENT_WHY_NOT_LOADED;
+	if (fstat(fd, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
+		why = AGENT_WHY_SETUID;
+	else if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+		 eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+		 eh.e_machine != EM_X86_64)
+		why = AGENT_WHY_NOT64;
+	for (i = 0; why == AGENT_WHY_STATIC && i < eh.e_phnum && i < 64; i++)
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff +
+		    (uint64_t)i * eh.e_phentsize)) == sizeof(ph) &&
+		    ph.p_type == PT_INTERP)
+			why = AGENT_WHY_NOT_LOADED;
+	close(fd);
+	return why;
+}
+
+void agent_exec(struct loop *l, struct task *t)
+{
+	if (t->agent == AGENT_T_NONE && t->agent_why)
+		record_fallback(l, t->tid, t->agent_why);
+	t->agent = AGENT_T_NONE;
+	t->agent_lo = t->agent_len = 0;
+	t->agent_why = (uint8_t)classify(t->tid);
+}
+
+void agent_gone(struct loop *l, struct task *t)
+{
+	if (t->agent == AGENT_T_NONE && t->agent_why &&
+	    (!t->tgid || t->tgid == t->tid))
+		record_fallback(l, t->tid, t->agent_why);
+}
+
+int agent_resume(struct loop *l, pid_t tid, int sig)
+{
+	const struct task *t = task_find(&l->tasks, tid);
+
+	if (!t || t->agent != AGENT_T_ARMED)
+		return AGENT_RESUME_SYSCALL;
+	if (!l->agent->shm->tracer_pid)
+		return AGENT_RESUME_CONT;
+	/* Armed: it runs detached until it asks to be traced again. */
+	agent_track(l, t->tgid ? t->tgid : tid);
+	ptrace(PTRACE_DETACH, tid, 0L, (long)sig);
+	task_del(&l->tasks, tid);
+	l->agent->use->detaches++;
+	return AGENT_RESUME_DONE;
+}
+
+/*
+ * Requests to be traced again (agent-abi.h), looked at when iotrace was
+ * signalled: each task is seized as the spawn target seizes its first,
+ * known as armed (its next stop is a marker or its execve), and woken.
+ */
+void agent_requests(struct loop *l)
+{
+	struct agent_shm *s = l->agent->shm;
+	struct task *t;
+	uint32_t tid;
+	size_t i;
+
+	if (!agent_signalled)
+		return;
+	agent_signalled = 0;
+	for (i = 0; i < AGENT_REQ_SLOTS; i++) {
+		tid = __atomic_load_n(&s->req[i].tid, __ATOMIC_ACQUIRE);
+		if (!tid || __atomic_load_n(&s->req[i].done, __ATOMIC_ACQUIRE))
+			continue;
+		if (!task_find(&l->tasks, (pid_t)tid) && seize((pid_t)tid) == 0) {
+			t = loop_add_task(l, (pid_t)tid,
+					  (pid_t)s->req[i].pid);
+			if (t)
+				t->agent = AGENT_T_ARMED;
+		}
+		__atomic_store_n(&s->req[i].tid, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->req[i].done, 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &s->req[i].done, FUTEX_WAKE, 1, NULL, NULL,
+			0);
+	}
+}

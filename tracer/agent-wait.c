@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Processes the agent engine lets run detached (armed): iotrace cannot
+ * wait for them, as they are neither traced nor (but the first) its
+ * children.  So it keeps a pidfd of each and, once the stop loop has no
+ * task left, waits on those: for them to exit, or for one to ask to be
+ * traced again (the loop then runs again).  Told to stop (SIGTERM,
+ * SIGHUP), it kills them through the pidfds, which never name another
+ * process.  Past AGENT_DETACHED_MAX at once, a process is not waited
+ * for (its calls after the run are not counted).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "tracer/agent-int.h"
+
+void agent_track(struct loop *l, pid_t tgid)
+{
+	struct agent_run *ar = l->agent;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < ar->ndetached; i++)
+		if (ar->detached_pid[i] == tgid)
+			return;
+	if (ar->ndetached == AGENT_DETACHED_MAX)
+		return;
+	fd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	if (fd < 0)
+		return;
+	ar->detached_pid[ar->ndetached] = tgid;
+	ar->detached_fd[ar->ndetached++] = fd;
+}
+
+static void forget(struct agent_run *ar, size_t i)
+{
+	close(ar->detached_fd[i]);
+	ar->ndetached--;
+	ar->detached_fd[i] = ar->detached_fd[ar->ndetached];
+	ar->detached_pid[i] = ar->detached_pid[ar->ndetached];
+}
+
+/* Forgets the processes that have exited (their pidfd is readable). */
+static void prune(struct agent_run *ar)
+{
+	struct pollfd p;
+	size_t i = 0;
+
+	while (i < ar->ndetached) {
+		p.fd = ar->detached_fd[i];
+		p.events = POLLIN;
+		if (poll(&p, 1, 0) == 1)
+			forget(ar, i);
+		else
+			i++;
+	}
+}
+
+void agent_untrack_all(struct agent_run *ar, bool kill)
+{
+	while (ar->ndetached) {
+		if (kill)
+			syscall(SYS_pidfd_send_signal, ar->detached_fd[0],
+				SIGKILL, NULL, 0);
+		forget(ar, 0);
+	}
+}
+
+bool agent_wait_detached(struct loop *l)
+{
+	struct agent_run *ar = l->agent;
+	struct pollfd p[AGENT_DETACHED_MAX];
+	size_t i;
+
+	for (;;) {
+		if (tracer_fatal_signal) {
+			agent_untrack_all(ar, true);
+			return false;
+		}
+		prune(ar);
+		if (!ar->ndetached)
+			return false;
+		for (i = 0; i < ar->ndetached; i++) {
+			p[i].fd = ar->detached_fd[i];
+			p[i].events = POLLIN;
+		}
+		if (poll(p, ar->ndetached, -1) < 0 && errno == EINTR) {
+			agent_requests(l);
+			if (l->tasks.count)
+				return true;
+		}
+	}
+}

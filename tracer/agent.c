@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The agent engine: the ptrace engine's stop loop, with an agent inside
+ * each traced program (agent/agent.c, iotrace-agent.so) that counts and
+ * times the calls itself through Syscall User Dispatch, without a stop.
+ * ptrace still starts the command, follows forks, threads and execs,
+ * delivers signals, reaps, and counts what the agent cannot: the calls
+ * before it is armed (the dynamic loader's), forks and clones (run by the
+ * program itself), and whole processes it cannot enter (static, set-user-
+ * ID, 32-bit programs, SIGSYS not free, a seccomp filter of their own).
+ * An armed task runs detached; its agent asks to be traced again (a
+ * request slot in the shared memory and a signal that interrupts the
+ * loop's wait) before anything ptrace must see.
+ * agent-stops.c is the loop's side of it.
+ *
+ * The agent is found beside the iotrace binary, then in build/ below it
+ * (a source tree), then one directory up (unit tests in build/tests/).
+ * A command gets it through LD_PRELOAD and the counters' path through
+ * IOTRACE_AGENT (a /proc path to iotrace's memfd: no file is left behind
+ * and no descriptor in the program); both are set in iotrace's own
+ * environment only for the fork, and the agent takes them out of the
+ * program's.  A function target (a built-in workload) gets the agent
+ * dlopen()ed into iotrace before the fork and armed in the child.  The
+ * counters are read once, at the end, and given to the sink as
+ * aggregates; the sink sees ptrace's calls as events, as ever.
+ */
+#include <dlfcn.h>
+#include <signal.h>
+#include <errno.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "tracer/agent-int.h"
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH 59
+#endif
+#define AGENT_SO "iotrace-agent.so"
+
+/* The agent's path: beside /proc/self/exe, or in its build/; NULL. */
+static const char *agent_so(void)
+{
+	static char path[PATH_MAX];
+	static const char *const dirs[] = { "/", "/build/", "/../" };
+	char exe[PATH_MAX], *slash;
+	ssize_t n;
+	size_t i;
+
+	if (path[0])
+		return path;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if ((size_t)snprintf(path, sizeof(path), "%s%s%s", exe,
+				     dirs[i], AGENT_SO) < sizeof(path) &&
+		    access(path, R_OK) == 0)
+			return path;
+	path[0] = '\0';
+	return NULL;
+}
+
+static const char *agent_probe(const struct tracer_opts *opts,
+			       const struct tracer_target *target)
+{
+	struct tracer_opts o = *opts;
+
+	if (target->kind == TARGET_PIDS)
+		return "-p: the agent is loaded only into a program as it "
+		       "starts";
+	if (target->kind != TARGET_COMMAND && target->kind != TARGET_FUNCTION)
+		return "the agent engine cannot trace this kind of target";
+	if (opts->stacks)
+		return "-k: the agent does not unwind call sites (yet)";
+	if (seccomp_arch_native() != SCMP_ARCH_X86_64)
+		return "the agent runs on x86_64 only";
+	if (!agent_so())
+		return AGENT_SO " not found beside iotrace";
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, 0, 0, 0, 0) < 0)
+		return "kernel without Syscall User Dispatch (5.11)";
+	/* The marker filter is a seccomp filter: the same conditions. */
+	o.seccomp = true;
+	return tracer_seccomp_unusable(&o);
+}
+
+/* From the last calibrate() (agent-calib.c): see struct agent_costs. */
+static struct agent_costs agent_costs;
+
+/*
+ * Unarmed tasks are traced at every call: ptrace's stop cost, measured
+ * as the ptrace engine measures it, goes to c.  What the agent adds to
+ * a call (agent-calib.c) is kept for the runs.
+ */
+static int agent_calibrate(const struct tracer_opts *opts,
+			   struct tracer_calibration *c)
+{
+	struct tracer_opts o = *opts;
+	int err;
+
+	o.seccomp = false;
+	err = calibrate_by_run(&ptrace_engine, &o, c);
+	if (err < 0)
+		return err;
+	agent_calibrate_costs(opts, &agent_costs);
+	return 0;
+}
+
+/* The agent's plan: the ptrace engine's actions, native numbers. */
+static void fill_shm(struct agent_shm *s, const struct plan *pl)
+{
+	const struct syscall_fact *f;
+	int nr;
+
+	s->magic = AGENT_MAGIC;
+	s->version = AGENT_VERSION;
+	s->size = sizeof(*s);
+	for (nr = 0; nr < AGENT_NR_MAX; nr++) {
+		uint8_t act = pl->act[0][nr];
+
+		s->act[nr] = act & ACT_TIME ? AGENT_ACT_TIME :
+			     act & ACT_COUNT ? AGENT_ACT_COUNT : AGENT_ACT_SKIP;
+		f = syscall_fact(0, nr);
+		s->size_arg[nr] = (int8_t)(!f || !f->size ? -1 :
+					   f->size == ARG_IOV ? 6 :
+					   f->size - 1);
+	}
+}
+
+static void shm_close(struct agent_run *ar)
+{
+	if (ar->shm)
+		munmap(ar->shm, sizeof(*ar->shm));
+	if (ar->shm_fd >= 0)
+		close(ar->shm_fd);
+	ar->shm = NULL;
+	ar->shm_fd = -1;
+}
+
+static int shm_open_run(struct agent_run *ar, const struct tracer_opts *opts)
+{
+	struct tracer_opts o = *opts;
+	struct plan pl;
+	int err;
+
+	ar->shm_fd = memfd_create("iotrace-agent", MFD_CLOEXEC);
+	if (ar->shm_fd < 0)
+		return -errno;
+	if (ftruncate(ar->shm_fd, sizeof(*ar->shm)) < 0)
+		goto out_errno;
+	ar->shm = mmap(NULL, sizeof(*ar->shm), PROT_READ | PROT_WRITE,
+		       MAP_SHARED, ar->shm_fd, 0);
+	if (ar->shm == MAP_FAILED) {
+		ar->shm = NULL;
+		goto out_errno;
+	}
+	o.seccomp = false;
+	err = plan_build(&pl, &o);
+	if (err < 0)
+		goto out_close;
+	fill_shm(ar->shm, &pl);
+	plan_release(&pl);
+	return 0;
+out_errno:
+	err = -errno;
+out_close:
+	shm_close(ar);
+	return err;
+}
+
+/* libseccomp 2.5 exports BPF to a descriptor only: read it back. */
+static int export_bpf(scmp_filter_ctx ctx, struct plan *pl)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = memfd_create("iotrace-bpf", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = seccomp_export_bpf(ctx, fd);
+	if (!err && (fstat(fd, &st) < 0 || st.st_size <= 0 ||
+		     st.st_size / sizeof(struct sock_filter) > 0xffff))
+		err = -EINVAL;
+	if (!err && !(pl->bpf = malloc((size_t)st.st_size)))
+		err = -ENOMEM;
+	if (!err && pread(fd, pl->bpf, (size_t)st.st_size, 0) != st.st_size)
+		err = -EIO;
+	if (!err)
+		pl->bpf_len = (unsigned short)(st.st_size /
+					       sizeof(struct sock_filter));
+	close(fd);
+	return err;
+}
+
+/*
+ * The engine's filter stops at markers only (getpid with AGENT_MAGIC),
+ * so an armed task runs without a stop, and its agent's markers still
+ * reach the loop.  Replaces the (filterless) plan's.
+ */
+int agent_plan(struct loop *l)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int err;
+
+	if (!ctx)
+		return -ENOMEM;
+	err = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW);
+	if (!err)
+		err = seccomp_rule_add_exact(ctx, SCMP_ACT_TRACE(0),
+					     SCMP_SYS(getpid), 1,
+					     SCMP_A0(SCMP_CMP_EQ, AGENT_MAGIC));
+	if (!err)
+		err = export_bpf(ctx, &l->plan);
+	seccomp_release(ctx);
+	l->plan.no_new_privs = geteuid() != 0;
+	return err < 0 ? err : 0;
+}
+
+/* Whether the dynamic loader can preload the agent into path's program. */
+static bool preloadable(const char *path)
+{
+	unsigned char h[5];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
+
+	if (f)
+		fclose(f);
+	if (n >= 2 && h[0] == '#' && h[1] == '!')
+		return true;
+	return n == sizeof(h) && !memcmp(h, "\177ELF", 4) && h[4] == 2;
+}
+
+/*
+ * LD_PRELOAD (the agent first, then the user's) and IOTRACE_AGENT in
+ * iotrace's environment, for the fork of the command only; *old keeps
+ * the user's LD_PRELOAD to put back.
+ */
+static int env_set(const struct agent_run *ar, char **old)
+{
+	const char *user = getenv("LD_PRELOAD");
+	char shm_path[64], *pre;
+	int err = 0;
+
+	*old = user ? strdup(user) : NULL;
+	if (user && !*old)
+		return -ENOMEM;
+	snprintf(shm_path, sizeof(shm_path), "/proc/%d/fd/%d", (int)getpid(),
+		 ar->shm_fd);
+	if (asprintf(&pre, "%s%s%s", agent_so(), user && *user ? ":" : "",
+		     user ? user : "") < 0)
+		return -ENOMEM;
+	if (setenv("LD_PRELOAD", pre, 1) < 0 ||
+	    setenv(AGENT_ENV, shm_path, 1) < 0)
+		err = -errno;
+	free(pre);
+	return err;
+}
+
+static void env_restore(char *old)
+{
+	if (old)
+		setenv("LD_PRELOAD", old, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	unsetenv(AGENT_ENV);
+	free(old);
+}
+
+/* A function target runs in a fork of iotrace: the agent goes first. */
+struct fn_wrap {
+	struct tracer_child orig;
+	int (*start)(int fd);
+	int fd;
+};
+
+static int wrapped_child(void *arg)
+{
+	const struct fn_wrap *w = arg;
+
+	w->start(w->fd);	/* closes fd; falls back on its own */
+	return w->orig.run(w->orig.arg);
+}
+
+static int wrap_function(const struct agent_run *ar, struct tracer_target *t,
+			 struct fn_wrap *w)
+{
+	static void *handle;
+
+	if (!handle)
+		handle = dlopen(agent_so(), RTLD_NOW | RTLD_LOCAL);
+	if (!handle)
+		return -ENOEXEC;
+	*(void **)&w->start = dlsym(handle, "iotrace_agent_start");
+	if (!w->start)
+		return -ENOEXEC;
+	w->orig = t->child;
+	w->fd = ar->shm_fd;
+	t->child.run = wrapped_child;
+	t->child.arg = w;
+	return 0;
+}
+
+volatile sig_atomic_t agent_signalled;
+
+/* An agent asks to be traced again: the stop loop's wait returns EINTR. */
+static void on_request(int sig)
+{
+	(void)sig;
+	agent_signalled = 1;
+}
+
+/*
+ * The signal agents send, handled for the run without SA_RESTART (so
+ * the loop's waitpid returns to look at the requests); old keeps what
+ * it replaces.
+ */
+static int requests_on(struct agent_run *ar, struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_request;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGRTMIN + 5, &sa, old) < 0)
+		return -errno;
+	ar->shm->attach_sig = SIGRTMIN + 5;
+	__atomic_store_n(&ar->shm->tracer_pid, (uint32_t)getpid(),
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* No more requests: agents still running (detached) stop asking. */
+static void requests_off(struct agent_run *ar, const struct sigaction *old)
+{
+	__atomic_store_n(&ar->shm->tracer_pid, 0, __ATOMIC_RELEASE);
+	sigaction(SIGRTMIN + 5, old, NULL);
+	agent_signalled = 0;
+}
+
+/* Counts ptrace's calls on their way to the sink. */
+static void count_event(void *ctx, const struct tracer_event *ev)
+{
+	struct agent_run *ar = ctx;
+
+	if (!(ev->flags & EVF_HIDDEN))
+		ar->use->ptrace_calls++;
+	ar->sink->syscall(ar->sink->ctx, ev);
+}
+
+/* The agents' counters, one aggregate per syscall they counted. */
+static void deliver(struct agent_run *ar)
+{
+	const struct agent_row *r;
+	struct tracer_aggregate a;
+	int nr, i;
+
+	for (nr = 0; nr < AGENT_NR_MAX; nr++) {
+		r = &ar->shm->rows[nr];
+		if (!r->calls)
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.arch = syscall_pers[0].arch;
+		a.nr = nr;
+		a.calls = r->calls;
+		a.timed = r->timed;
+		a.errors = r->errors;
+		a.time_ns = r->time_ns;
+		a.raw_time_ns = r->raw_time_ns;
+		a.min_ns = r->min_ns;
+		a.max_ns = r->max_ns;
+		a.bytes_req = r->bytes_req;
+		a.bytes_done = r->bytes_done;
+		a.short_calls = r->short_calls;
+		memcpy(a.hist, r->hist, sizeof(a.hist));
+		for (i = 0; i < TRACER_ERRNO_SLOTS; i++) {
+			a.errnos[i].err = (int)r->errnos[i][0];
+			a.errnos[i].count = r->errnos[i][1];
+		}
+		a.errno_other = r->errno_other;
+		ar->use->agent_calls += a.calls;
+		if (ar->sink->aggregate)
+			ar->sink->aggregate(ar->sink->ctx, &a);
+	}
+}
+
+/* The agent's part of a target: its environment, or its function. */
+static int prepare(struct agent_run *ar, struct tracer_target *t,
+		   struct fn_wrap *w, char **old, bool *env)
+{
+	*env = false;
+	if (t->kind == TARGET_FUNCTION)
+		return wrap_function(ar, t, w);
+	if (!preloadable(t->argv[0]))
+		return 0;	/* ptrace alone; the header says why */
+	*env = true;
+	return env_set(ar, old);
+}
+
+int agent_run(const struct tracer_opts *opts,
+	      const struct tracer_target *target,
+	      const struct tracer_sink *sink, struct tracer_result *res)
+{
+	struct agent_run ar = { .shm_fd = -1, .use = &res->use, .sink = sink,
+				.so = agent_so() };
+	struct tracer_sink counting = { count_event, &ar, NULL };
+	struct tracer_opts o = *opts;
+	struct tracer_target t = *target;
+	struct loop l = { .opts = &o, .target = &spawn_target,
+			  .sink = &counting, .res = res, .agent = &ar };
+	struct fn_wrap w;
+	struct sigaction old_sa;
+	char *old = NULL;
+	bool env;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	res->engine = "agent";
+	if (agent_probe(opts, target))
+		return -EINVAL;
+	/* No full filter: the markers' instead.  Pinning stays (a stop per
+	   dispatched call costs less on one CPU): the agent has the CPU mask
+	   calls run under ptrace, which hides it as ever. */
+	o.seccomp = false;
+	err = shm_open_run(&ar, opts);
+	if (err < 0)
+		return err;
+	ar.shm->correction_ns = agent_costs.correction_ns;
+	res->use.correction_ns = agent_costs.correction_ns;
+	res->use.dispatch_ns = agent_costs.dispatch_ns;
+	err = prepare(&ar, &t, &w, &old, &env);
+	if (err < 0)
+		goto out_close;
+	res->use.known = true;
+	err = requests_on(&ar, &old_sa);
+	if (!err)
+		err = ptrace_run_loop(&l, &t);
+	requests_off(&ar, &old_sa);
+	agent_untrack_all(&ar, false);
+	if (env)
+		env_restore(old);
+	res->use.untraced = ar.shm->untraced;
+	deliver(&ar);
+out_close:
+	shm_close(&ar);
+	return err;
+}
+
+const struct tracer_engine agent_engine = {
+	.name = "agent",
+	.probe = agent_probe,
+	.calibrate = agent_calibrate,
+	.run = agent_run,
+};
