@@ -51,6 +51,14 @@ test_expect_success PTRACE 'dd: agent, ptrace and strace count the same' '
 	agrees 6000 -- dd if=/dev/zero of=out bs=512 count=3000
 '
 
+# What tracing added is mostly the agent's dispatch, not ptrace's stops,
+# and ptrace's stop overhead is said to be that of its own calls.
+test_expect_success PTRACE 'the header says what the agent dispatched' '
+	grep -q "^iotrace: untraced, .*tracing added ~.* ([0-9,]* stops, [0-9,]* calls dispatched to the agent)" agent.txt &&
+	grep -q "stop overhead subtracted from the calls ptrace timed" agent.txt &&
+	! grep -q "dispatched" ptrace.txt
+'
+
 test_expect_success STRACE 'dd: ... and strace -f -c' '
 	agrees_strace -- dd if=/dev/zero of=out bs=512 count=3000
 '

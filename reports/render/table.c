@@ -80,9 +80,12 @@ static void print_timing(FILE *f, const struct profile *p,
 		fprintf(f, "raw times (stop overhead %.1f us/call not "
 			"subtracted)\n", (double)p->overhead_ns / 1e3);
 	else if (p->calibrated)
+		/* Under the agent, the stop overhead is that of the calls
+		   ptrace timed; the agent's own line follows. */
 		fprintf(f, "timing: %.1f us/call of stop overhead subtracted "
-			"(calibrated; --raw-time to keep it)\n",
-			(double)p->overhead_ns / 1e3);
+			"%s(calibrated; --raw-time to keep it)\n",
+			(double)p->overhead_ns / 1e3,
+			p->engines.known ? "from the calls ptrace timed " : "");
 	else
 		fprintf(f, "times not corrected for stop overhead\n");
 }
@@ -109,7 +112,7 @@ static const char *secs(char *buf, size_t size, uint64_t ns)
 static void print_untraced(FILE *f, const struct profile *p)
 {
 	struct profile_estimate e;
-	char a[32], b[32], c[32], d[32], stops[32];
+	char a[32], b[32], c[32], d[32], stops[96];
 
 	profile_untraced(p, &e);
 	/* A measured untraced wall (--baseline) says it better. */
@@ -119,16 +122,27 @@ static void print_untraced(FILE *f, const struct profile *p)
 	secs(c, sizeof(c), e.wall_hi_ns);
 	secs(d, sizeof(d), e.added_ns);
 	fmt_thousands(stops, sizeof(stops), p->stops);
+	/* Under the agent, most of what tracing added is its dispatch. */
+	if (p->engines.known && p->engines.agent_calls) {
+		char n[32];
+		size_t len = strlen(stops);
+
+		snprintf(stops + len, sizeof(stops) - len, " stops, %s calls "
+			 "dispatched to the agent", fmt_thousands(n, sizeof(n),
+			 p->engines.agent_calls));
+	} else {
+		strncat(stops, " stops", sizeof(stops) - strlen(stops) - 1);
+	}
 	if (!e.resolved) {
 		/* An attached process cannot be run again untraced. */
 		fprintf(f, "iotrace: untraced, this run would take between %s "
-			"and %s: tracing added ~%s (%s stops), too much to "
+			"and %s: tracing added ~%s (%s), too much to "
 			"resolve the program's own time%s\n", b, c, d, stops,
 			p->exit.attached ? "" : "; --baseline measures it");
 		return;
 	}
 	fprintf(f, "iotrace: untraced, this run would take ~%s (%s to %s): "
-		"tracing added ~%s (%s stops); syscalls %.0f%% of it",
+		"tracing added ~%s (%s); syscalls %.0f%% of it",
 		secs(a, sizeof(a), e.wall_ns), b, c, d, stops,
 		e.wall_ns ? 100.0 * (double)(e.syscall_ns < e.wall_ns ?
 		e.syscall_ns : e.wall_ns) / (double)e.wall_ns : 0.0);
