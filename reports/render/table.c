@@ -146,7 +146,8 @@ static void print_untraced(FILE *f, const struct profile *p)
 		secs(a, sizeof(a), e.wall_ns), b, c, d, stops,
 		e.wall_ns ? 100.0 * (double)(e.syscall_ns < e.wall_ns ?
 		e.syscall_ns : e.wall_ns) / (double)e.wall_ns : 0.0);
-	if (p->cost.cpu_known)
+	/* The agent's handler runs as user time: not the program's. */
+	if (p->cost.cpu_known && !(p->engines.known && p->engines.agent_calls))
 		fprintf(f, ", user CPU %s", secs(a, sizeof(a),
 						  p->cost.user_ns));
 	fputc('\n', f);

@@ -128,7 +128,38 @@ static void test_unknown(void)
 	costed(&p);
 	p.stops = 100000;	/* 10 s of stops in a 2 s run: a clock gone */
 	profile_untraced(&p, &e);
-	ok(e.wall_hi_ns == 0 && e.wall_lo_ns == 0, "never below zero");
+	ok(e.wall_lo_ns == 0 && !e.resolved, "never below zero, not trusted");
+	profile_release(&p);
+}
+
+/*
+ * An agent run whose calibrated dispatch cost was dearer than the run's
+ * (measured: 4.9 us in calibration, about 3.3 us in the run, on 1,000,000
+ * one-byte writes taking 0.3 s untraced): the ceiling falls below what
+ * the syscalls alone took, so the range spans both and is not trusted,
+ * never a confident 0.11 s.  The handler's user time is no floor.
+ */
+static void test_agent_contradiction(void)
+{
+	struct profile_estimate e;
+	struct profile p;
+
+	profile_init(&p);
+	p.exit.known = true;
+	p.wall_ns = 3774 * MS;
+	p.cost.known = p.cost.cpu_known = true;
+	p.cost.user_ns = 430 * MS;	/* mostly the agent's handler */
+	p.engines.known = true;
+	p.engines.agent_calls = 1000000;
+	p.engines.dispatch_ns = 4891;
+	p.engines.correction_ns = 91;
+	row(&p, "write", 1000000, 373 * MS, 373 * MS);
+	profile_untraced(&p, &e);
+	ok(e.known, "known");
+	ok(!e.resolved, "floor above ceiling: not resolved");
+	is_int(e.wall_lo_ns / MS, (3774 - 3668) * 9 / 10,
+	       "low: the ceiling left, less the noise");
+	is_int(e.wall_hi_ns / MS, 373 - 91, "high: the least the writes took");
 	profile_release(&p);
 }
 
@@ -138,5 +169,6 @@ int main(void)
 	test_resolved_and_waits();
 	test_untraced_calls();
 	test_unknown();
+	test_agent_contradiction();
 	return done_testing();
 }
