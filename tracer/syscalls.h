@@ -81,6 +81,9 @@ enum {
 				   strict mode of its own (ownfilter.c) */
 	SF_STRICT = 1 << 7,	/* allowed in seccomp strict mode (the
 				   signal return: see ownfilter.c) */
+	SF_READ_FAMILY = 1 << 8, /* read(2) and its kin: data from a file
+				   at its offset into memory (findings) */
+	SF_WRITE_FAMILY = 1 << 9, /* write(2) and its kin, the other way */
 };
 
 /* Argument n in size, fd and fd2; 0 is "none". */
@@ -96,7 +99,7 @@ struct syscall_fact {
 	uint8_t fd, fd2;	/* ARG(n) of the (source) fd, of the
 				   destination fd of a two-fd call; 0: none */
 	uint8_t fx;		/* enum syscall_fx */
-	uint8_t flags;		/* SF_* */
+	uint16_t flags;		/* SF_* */
 };
 
 extern const struct syscall_fact syscall_facts[];

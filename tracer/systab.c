@@ -72,6 +72,9 @@ const int syscall_npers = sizeof(syscall_pers) / sizeof(syscall_pers[0]);
 #define FDS(name, classes, fx) { name, classes, 0, 0, 0, fx, 0 }
 /* A call with other facts (SF_*). */
 #define FLAG(name, classes, flags) { name, classes, 0, 0, 0, FX_NONE, flags }
+/* read(2) and write(2) and their kin, at an fd's offset (SF_*_FAMILY). */
+#define RW(name, size, flags) \
+	{ name, TD, size, ARG(0), 0, FX_NONE, flags }
 const struct syscall_fact syscall_facts[] = {
 	FDS("accept", TN, FX_RET),
 	FDS("accept4", TN, FX_RET),
@@ -282,26 +285,26 @@ const struct syscall_fact syscall_facts[] = {
 	FLAG("ppoll", TD, SF_WAITS),
 	FLAG("ppoll_time64", TD, SF_WAITS),
 	FLAG("prctl", TC, SF_SECCOMP),
-	DATA("pread64", TD, ARG(2), ARG(0), 0),
-	DATA("preadv", TD, ARG_IOV, ARG(0), 0),
-	DATA("preadv2", TD, ARG_IOV, ARG(0), 0),
+	RW("pread64", ARG(2), SF_READ_FAMILY),
+	RW("preadv", ARG_IOV, SF_READ_FAMILY),
+	RW("preadv2", ARG_IOV, SF_READ_FAMILY),
 	ROW("process_madvise", TD),
 	ROW("process_mrelease", TD),
 	FLAG("pselect6", TD, SF_WAITS),
 	FLAG("pselect6_time64", TD, SF_WAITS),
 	ROW("putpmsg", TN),
-	DATA("pwrite64", TD, ARG(2), ARG(0), 0),
-	DATA("pwritev", TD, ARG_IOV, ARG(0), 0),
-	DATA("pwritev2", TD, ARG_IOV, ARG(0), 0),
+	RW("pwrite64", ARG(2), SF_WRITE_FAMILY),
+	RW("pwritev", ARG_IOV, SF_WRITE_FAMILY),
+	RW("pwritev2", ARG_IOV, SF_WRITE_FAMILY),
 	ROW("quotactl", TF),
 	ROW("quotactl_fd", TD),
 	/* Strict mode allows read, write, exit and a signal return. */
-	{ "read", TD, ARG(2), ARG(0), 0, FX_NONE, SF_STRICT },
+	RW("read", ARG(2), SF_READ_FAMILY | SF_STRICT),
 	ROW("readahead", TD),
 	ROW("readdir", TD),
 	ROW("readlink", TF),
 	ROW("readlinkat", TF | TD),
-	DATA("readv", TD, ARG_IOV, ARG(0), 0),
+	RW("readv", ARG_IOV, SF_READ_FAMILY),
 	DATA("recvfrom", TN, ARG(2), ARG(0), 0),
 	ROW("recvmmsg", TN),
 	ROW("recvmmsg_time64", TN),
@@ -418,8 +421,8 @@ const struct syscall_fact syscall_facts[] = {
 	FLAG("wait4", TP, SF_WAITS),
 	FLAG("waitid", TP, SF_WAITS),
 	FLAG("waitpid", TP, SF_WAITS),
-	{ "write", TD, ARG(2), ARG(0), 0, FX_NONE, SF_STRICT },
-	DATA("writev", TD, ARG_IOV, ARG(0), 0),
+	RW("write", ARG(2), SF_WRITE_FAMILY | SF_STRICT),
+	RW("writev", ARG_IOV, SF_WRITE_FAMILY),
 };
 const size_t syscall_nfacts = sizeof(syscall_facts) / sizeof(syscall_facts[0]);
 

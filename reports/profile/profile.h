@@ -418,6 +418,12 @@ const char *profile_row_name(const struct profile_row *r, char *buf,
  * when it is not the native one ("fstat64/i386", "write/x32").  buf holds
  * PROFILE_ROW_LABEL_MAX.
  */
+/*
+ * The syscall facts of a row (tracer/systab.c), whatever its personality
+ * (i386's write is a write), by name for a row read from a file whose
+ * name no personality here knows; NULL: none.
+ */
+const struct syscall_fact *profile_row_fact(const struct profile_row *r);
 const char *profile_row_label(const struct profile_row *r, char *buf,
 			      size_t size);
 /*

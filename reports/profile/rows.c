@@ -241,3 +241,9 @@ const char *profile_row_pers(const struct profile_row *r)
 {
 	return r->pers > 0 ? syscall_pers[r->pers].name : NULL;
 }
+
+const struct syscall_fact *profile_row_fact(const struct profile_row *r)
+{
+	return r->pers == PROFILE_PERS_NONE ? syscall_fact_by_name(r->unknown) :
+	       syscall_fact(r->pers, r->nr);
+}

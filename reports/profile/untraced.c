@@ -56,9 +56,7 @@
  */
 bool profile_row_waits(const struct profile_row *r)
 {
-	const struct syscall_fact *f = r->pers == PROFILE_PERS_NONE ?
-				       syscall_fact_by_name(r->unknown) :
-				       syscall_fact(r->pers, r->nr);
+	const struct syscall_fact *f = profile_row_fact(r);
 
 	return f && (f->flags & SF_WAITS);
 }

@@ -26,8 +26,8 @@ struct rule {
 };
 
 /*
- * A row's syscall name for the families below, whatever its personality
- * (i386's write is a write); "" for a number without a name.
+ * A row's syscall name, whatever its personality (i386's write is a
+ * write); "" for a number without a name (never buf, then).
  */
 static const char *family_name(const struct profile_row *r)
 {
@@ -40,24 +40,25 @@ static const char *family_name(const struct profile_row *r)
 	return syscall_pers_name(r->pers, r->nr, buf, sizeof(buf));
 }
 
-static bool name_in(const char *name, const char *const *list)
+/* The families the rules speak of, from the syscall facts. */
+enum family { FAM_READ, FAM_WRITE, FAM_SYNC };
+
+static bool in_family(const struct profile_row *r, enum family fam)
 {
-	for (; *list; list++)
-		if (!strcmp(name, *list))
-			return true;
+	const struct syscall_fact *f = profile_row_fact(r);
+
+	if (!f)
+		return false;
+	switch (fam) {
+	case FAM_READ:
+		return f->flags & SF_READ_FAMILY;
+	case FAM_WRITE:
+		return f->flags & SF_WRITE_FAMILY;
+	case FAM_SYNC:
+		return f->classes & SC_SYNC;
+	}
 	return false;
 }
-
-static const char *const write_family[] = {
-	"write", "pwrite64", "writev", "pwritev", "pwritev2", NULL,
-};
-static const char *const read_family[] = {
-	"read", "pread64", "readv", "preadv", "preadv2", NULL,
-};
-static const char *const sync_family[] = {
-	"fsync", "fdatasync", "sync", "syncfs", "sync_file_range", "msync",
-	NULL,
-};
 
 static const char *plural(uint64_t n, const char *one, const char *many)
 {
@@ -160,7 +161,7 @@ static int tiny_io(FILE *f, const struct profile *p,
 
 	for (i = 0; i < p->nrows; i++) {
 		r = &p->rows[i];
-		if (!name_in(family_name(r), write_family) ||
+		if (!in_family(r, FAM_WRITE) ||
 		    r->calls < TINY_MIN_CALLS || !r->bytes_done ||
 		    r->timed != r->calls)
 			continue;
@@ -271,9 +272,10 @@ static bool straddles(const struct profile *p, const struct profile_sub *io,
 }
 
 /* "write to X", "read from X" */
-static const char *dir_word(const char *name)
+static const char *dir_word(const struct profile *p,
+			    const struct profile_sub *io)
 {
-	return name_in(name, read_family) ? "from" : "to";
+	return in_family(&p->rows[io->row], FAM_READ) ? "from" : "to";
 }
 
 /*
@@ -308,7 +310,7 @@ static int block_misfit(FILE *f, const struct profile *p,
 		file = profile_file_at(b, io->key);
 		fprintf(f, "- %s %s %s: %s of %s calls asked %s bytes, which "
 			"neither fills nor divides its block size %u: %s.\n",
-			io_label(p, io, label), dir_word(io_name(p, io)),
+			io_label(p, io, label), dir_word(p, io),
 			file->path,
 			fmt_thousands(same, sizeof(same), io->size_max_calls),
 			fmt_thousands(calls, sizeof(calls), io->calls),
@@ -321,14 +323,14 @@ static int block_misfit(FILE *f, const struct profile *p,
 
 static uint64_t family_time(const struct profile *p,
 			    const struct report_opts *o,
-			    const char *const *family, uint64_t *calls)
+			    enum family fam, uint64_t *calls)
 {
 	uint64_t ns = 0;
 	size_t i;
 
 	*calls = 0;
 	for (i = 0; i < p->nrows; i++) {
-		if (!name_in(family_name(&p->rows[i]), family))
+		if (!in_family(&p->rows[i], fam))
 			continue;
 		ns += row_time(&p->rows[i], o);
 		*calls += p->rows[i].calls;
@@ -350,10 +352,10 @@ static int sync_heavy(FILE *f, const struct profile *p,
 	size_t i;
 	int n = 0;
 
-	writes = family_time(p, o, write_family, &nwrites);
+	writes = family_time(p, o, FAM_WRITE, &nwrites);
 	for (i = 0; i < p->nrows; i++) {
 		r = &p->rows[i];
-		if (!name_in(family_name(r), sync_family) || !r->timed ||
+		if (!in_family(r, FAM_SYNC) || !r->timed ||
 		    r->timed != r->calls || !row_time(r, o) ||
 		    (pct(row_time(r, o), busy) < threshold &&
 		     row_time(r, o) <= writes))
@@ -405,10 +407,10 @@ static void sum_by_file(const struct profile *p, struct flow *fl)
 		io = &b->subs[i];
 		if (io->key2 != PROFILE_FILE_NONE)
 			continue;
-		if (name_in(io_name(p, io), read_family)) {
+		if (in_family(&p->rows[io->row], FAM_READ)) {
 			fl[io->key].in += io->bytes_done;
 			fl[io->key].in_calls += io->calls;
-		} else if (name_in(io_name(p, io), write_family)) {
+		} else if (in_family(&p->rows[io->row], FAM_WRITE)) {
 			fl[io->key].out += io->bytes_done;
 			fl[io->key].out_calls += io->calls;
 		}

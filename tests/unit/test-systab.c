@@ -174,6 +174,19 @@ static void test_fd_facts(void)
 	   (fact(X32, "wait4")->flags & SF_WAITS) &&
 	   !(fact(X86_64, "read")->flags & SF_WAITS),
 	   "waiting calls in every personality, i386's waitpid among them");
+	for (p = 0, bad = 0; p < syscall_npers; p++) {
+		bad += !(fact(p, "pread64")->flags & SF_READ_FAMILY);
+		bad += !(fact(p, "readv")->flags & SF_READ_FAMILY);
+		bad += !(fact(p, "pwritev")->flags & SF_WRITE_FAMILY);
+		bad += !(fact(p, "write")->flags & SF_WRITE_FAMILY);
+		bad += !!(fact(p, "write")->flags & SF_READ_FAMILY);
+		bad += !!(fact(p, "sendto")->flags & SF_WRITE_FAMILY);
+		bad += !!(fact(p, "splice")->flags &
+			  (SF_READ_FAMILY | SF_WRITE_FAMILY));
+		bad += !(syscall_fact_classes(fact(p, "fdatasync")) & SC_SYNC);
+	}
+	is_int(bad, 0, "the read and write families and %%sync, the "
+	       "findings' words, in every personality");
 	is_int(fact(I386, "fcntl64")->fx, FX_FCNTL, "i386 fcntl64 dups");
 	is_int(fact(I386, "socketcall")->fx, FX_RET, "socketcall may open");
 	ok(!fact(I386, "_llseek") || fact(I386, "_llseek")->fx == FX_NONE,
