@@ -16,8 +16,12 @@ gzip -c seed/in.txt >seed/in.gz || exit 1
 # pipeline may merge into one), its "errors" the register it restores
 # (-EINTR when the signal interrupted a syscall).  strace's own runs
 # differ there, so the row is left out.
+# $unsteady names more rows to leave out, for one test: those whose
+# counts the scheduler decides (reads of a pipe return what the writer
+# had written by then).
 steady_counts() {
-	table_counts "$1" | grep -v "^rt_sigreturn "
+	table_counts "$1" | grep -v "^rt_sigreturn " |
+		grep -v "^\(${unsteady:-rt_sigreturn}\) "
 }
 
 # compare_with_strace NAME COMMAND...: runs COMMAND under both tracers in
@@ -59,9 +63,15 @@ test_expect_success PTRACE,STRACE 'tar: counts equal strace -f -c' '
 	compare_with_strace tar tar cf out.tar dir
 '
 
+# gzip reads tar's output from a pipe: how many reads that takes is the
+# scheduler's (a make check-sanitize run on a loaded machine once differed
+# from strace's; 14 reruns did not).  Tests run in subshells, so
+# $unsteady stays this test's.
 test_expect_success PTRACE,STRACE 'tar | gzip (tar -z): counts equal strace' '
+	unsteady=read &&
 	compare_with_strace tarz tar czf out.tgz dir &&
-	grep -q "^clone\|^vfork\|^clone3" tarz.got
+	grep -q "^clone\|^vfork\|^clone3" tarz.got &&
+	test "$(table_calls read tarz.iotrace)" -gt 0
 '
 
 test_expect_success PTRACE,STRACE 'gzip: counts equal strace -f -c' '
