@@ -23,6 +23,7 @@ struct cli_opts {
 	bool engine_auto;		/* --engine=auto: agent where it can */
 	struct tracer_opts tracer;	/* -f, -e trace= ... */
 	struct syscall_set trace_set;	/* storage for tracer.trace */
+	const char *trace_expr;		/* -e trace=EXPR as given; NULL */
 	struct syscall_set count_set;	/* storage for tracer.count */
 	bool truth;			/* --truth (built-in workloads) */
 	int baseline;			/* --baseline=N untraced runs; 0 */

@@ -151,10 +151,12 @@ static void parse_e(struct cli_opts *o, const char *arg)
 	if (syscall_set_parse(set, arg, bad, sizeof(bad)) < 0)
 		usage_error("-e %s: unknown syscall or class '%s'",
 			    count ? "count" : "trace", bad);
-	if (count)
+	if (count) {
 		o->tracer.count = set;
-	else
+	} else {
 		o->tracer.trace = set;
+		o->trace_expr = arg;	/* the header says what was traced */
+	}
 }
 
 /* Choices that depend on several options, made once they are all read. */

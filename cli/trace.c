@@ -240,6 +240,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	fd_cache_free(sctx.fds);
 	snprintf(p->engine, sizeof(p->engine), "%s",
 		 res.engine ? res.engine : "");
+	profile_set_trace_expr(p, o->trace_expr);
 	profile_set_engines(p, &res.use);
 	if (err < 0 && !res.exited)
 		return error("cannot trace '%s': %s", argv[0], strerror(-err));

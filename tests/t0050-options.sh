@@ -66,6 +66,20 @@ test_expect_success PTRACE '-e trace=NAMES counts only those' '
 	table_counts t | grep -q "^openat [0-9]* [1-9][0-9]*$"
 '
 
+# The header says the count is of the traced calls only, and so does a
+# saved run reported again; a run without -e trace= says nothing.
+test_expect_success PTRACE '-e trace=: the header names what was traced' '
+	"$IOTRACE" -e trace=write,fsync --save s.json -o t -- \
+		sh -c "echo a; echo b" >/dev/null &&
+	grep -q "^iotrace: sh exited 0 after [0-9.]* s wall; 2 syscalls of -e trace=write,fsync took" t &&
+	grep -q "\"trace\": \"write,fsync\"" s.json &&
+	"$IOTRACE" report s.json >r &&
+	grep -q "; 2 syscalls of -e trace=write,fsync took" r &&
+	"$IOTRACE" --save all.json -o t -- true &&
+	! grep -q "of -e trace=" t &&
+	! grep -q "\"trace\"" all.json
+'
+
 test_expect_success PTRACE '-e NAMES without trace= (strace style)' '
 	"$IOTRACE" -e write -o t -- sh -c "echo a; echo b" >/dev/null &&
 	table_counts t >got && echo "write 2 0" >want && test_cmp want got

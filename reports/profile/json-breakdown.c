@@ -165,6 +165,18 @@ static int load_stack_sample(struct jload *j, struct profile *p, json_t *doc)
 	return 0;
 }
 
+/* "trace": the -e trace= expression, printed again: controls escaped. */
+static int load_trace_expr(struct jload *j, struct profile *p, json_t *doc)
+{
+	if (!json_object_get(doc, "trace"))
+		return 0;
+	if (jload_string(j, doc, "trace", p->trace_expr,
+			 sizeof(p->trace_expr)) < 0)
+		return -1;
+	profile_clean_text(p->trace_expr, true);
+	return 0;
+}
+
 int load_engine(struct jload *j, struct profile *p, json_t *doc)
 {
 	char word[sizeof(p->engine)];
@@ -174,6 +186,8 @@ int load_engine(struct jload *j, struct profile *p, json_t *doc)
 		return -1;
 	if (json_object_get(doc, "calibrated") &&
 	    jload_bool(j, doc, "calibrated", &p->calibrated) < 0)
+		return -1;
+	if (load_trace_expr(j, p, doc) < 0)
 		return -1;
 	if (!json_object_get(doc, "engine"))
 		return 0;

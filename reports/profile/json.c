@@ -253,6 +253,8 @@ json_t *profile_to_json(const struct profile *p)
 	err |= set(o, "overhead_ns", u64(p->overhead_ns));
 	err |= set(o, "calibrated", json_boolean(p->calibrated));
 	err |= set(o, "engine", json_string(p->engine));
+	if (p->trace_expr[0])
+		err |= set(o, "trace", json_string(p->trace_expr));
 	if (p->stack_sample > 1)
 		err |= set(o, "stack_sample", u64(p->stack_sample));
 	err |= set(o, "exit", exit_object(&p->exit));

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -194,4 +195,10 @@ void profile_set_exit(struct profile *p, int wait_status, int fatal_signal)
 	} else {
 		e->code = WEXITSTATUS(wait_status);
 	}
+}
+
+void profile_set_trace_expr(struct profile *p, const char *expr)
+{
+	snprintf(p->trace_expr, sizeof(p->trace_expr), "%s", expr ? expr : "");
+	profile_clean_text(p->trace_expr, true);
 }

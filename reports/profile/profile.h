@@ -350,6 +350,7 @@ struct profile {
 	uint64_t overhead_ns;	/* subtracted per timed call (calibration) */
 	bool calibrated;	/* overhead_ns was measured */
 	char engine[16];	/* "seccomp-bpf", "ptrace"; "" unknown */
+	char trace_expr[128];	/* -e trace=EXPR as given; "": every call */
 	struct profile_cost cost;	/* untraced.c's ingredients */
 	struct profile_engines engines;	/* agent engine: who counted what */
 	struct profile_exit exit;
@@ -371,6 +372,8 @@ void profile_release(struct profile *p);
  * terminals, as a loaded one is).  0 or -ENOMEM.
  */
 int profile_set_command(struct profile *p, int argc, char *const argv[]);
+/* Records -e trace=EXPR (NULL: none), cut to fit, controls made '?'. */
+void profile_set_trace_expr(struct profile *p, const char *expr);
 /* Bytes that are not UTF-8, and controls if asked, become '?' (utf8.c). */
 void profile_clean_text(char *s, bool controls);
 

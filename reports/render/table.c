@@ -142,9 +142,9 @@ static void print_untraced(FILE *f, const struct profile *p)
 		return;
 	}
 	fprintf(f, "iotrace: untraced, this run would take ~%s (%s to %s): "
-		"tracing added ~%s (%s); syscalls %.0f%% of it",
+		"tracing added ~%s (%s); %ssyscalls %.0f%% of it",
 		secs(a, sizeof(a), e.wall_ns), b, c, d, stops,
-		e.wall_ns ? 100.0 * (double)(e.syscall_ns < e.wall_ns ?
+		p->trace_expr[0] ? "traced " : "", e.wall_ns ? 100.0 * (double)(e.syscall_ns < e.wall_ns ?
 		e.syscall_ns : e.wall_ns) / (double)e.wall_ns : 0.0);
 	/* The agent's handler runs as user time: not the program's. */
 	if (p->cost.cpu_known && !(p->engines.known && p->engines.agent_calls))
@@ -218,6 +218,8 @@ void table_render_header(FILE *f, const struct profile *p,
 		fprintf(f, " after %.3f s wall", wall);
 	}
 	fprintf(f, "; %llu syscalls", (unsigned long long)t.calls);
+	if (p->trace_expr[0])
+		fprintf(f, " of -e trace=%s", p->trace_expr);
 	if (!t.timed && t.calls) {
 		fputs(", counted only (not timed)\n", f);
 		print_timing(f, p, o);
