@@ -109,6 +109,21 @@ static const char *secs(char *buf, size_t size, uint64_t ns)
  * as a range, and what share of it the syscalls were.  When the range is
  * wide the share is not printed: the traced run cannot tell it.
  */
+/* "8,255 stops"; under the agent, most of what it added: its calls. */
+static const char *what_added(char *buf, size_t size, const struct profile *p)
+{
+	char stops[32], calls[32];
+
+	fmt_thousands(stops, sizeof(stops), p->stops);
+	if (p->engines.known && p->engines.agent_calls)
+		snprintf(buf, size, "%s stops, %s calls dispatched to the "
+			 "agent", stops, fmt_thousands(calls, sizeof(calls),
+						       p->engines.agent_calls));
+	else
+		snprintf(buf, size, "%s stops", stops);
+	return buf;
+}
+
 static void print_untraced(FILE *f, const struct profile *p)
 {
 	struct profile_estimate e;
@@ -121,18 +136,7 @@ static void print_untraced(FILE *f, const struct profile *p)
 	secs(b, sizeof(b), e.wall_lo_ns);
 	secs(c, sizeof(c), e.wall_hi_ns);
 	secs(d, sizeof(d), e.added_ns);
-	fmt_thousands(stops, sizeof(stops), p->stops);
-	/* Under the agent, most of what tracing added is its dispatch. */
-	if (p->engines.known && p->engines.agent_calls) {
-		char n[32];
-		size_t len = strlen(stops);
-
-		snprintf(stops + len, sizeof(stops) - len, " stops, %s calls "
-			 "dispatched to the agent", fmt_thousands(n, sizeof(n),
-			 p->engines.agent_calls));
-	} else {
-		strncat(stops, " stops", sizeof(stops) - strlen(stops) - 1);
-	}
+	what_added(stops, sizeof(stops), p);
 	if (!e.resolved) {
 		/* An attached process cannot be run again untraced. */
 		fprintf(f, "iotrace: untraced, this run would take between %s "
@@ -144,7 +148,8 @@ static void print_untraced(FILE *f, const struct profile *p)
 	fprintf(f, "iotrace: untraced, this run would take ~%s (%s to %s): "
 		"tracing added ~%s (%s); %ssyscalls %.0f%% of it",
 		secs(a, sizeof(a), e.wall_ns), b, c, d, stops,
-		p->trace_expr[0] ? "traced " : "", e.wall_ns ? 100.0 * (double)(e.syscall_ns < e.wall_ns ?
+		p->trace_expr[0] ? "traced " : "",
+		e.wall_ns ? 100.0 * (double)(e.syscall_ns < e.wall_ns ?
 		e.syscall_ns : e.wall_ns) / (double)e.wall_ns : 0.0);
 	/* The agent's handler runs as user time: not the program's. */
 	if (p->cost.cpu_known && !(p->engines.known && p->engines.agent_calls))
