@@ -29,19 +29,6 @@
 #define CLONE_UNTRACED 0x00800000
 #endif
 
-void clone_mark(uint8_t *actions, int pers)
-{
-	const struct syscall_fact *f;
-	const uint16_t *nrs;
-	int i, n = syscall_pers_facts(pers, &nrs);
-
-	for (i = 0; i < n; i++) {
-		f = syscall_fact(pers, nrs[i]);
-		if (f->flags & (SF_CLONE_FLAGS | SF_CLONE_ARGS))
-			actions[nrs[i]] |= ACT_CLONE;
-	}
-}
-
 #if defined(__x86_64__)
 /* Where arg 0 lives in the registers: ebx for i386, rdi otherwise. */
 static long arg0_offset(uint32_t arch)

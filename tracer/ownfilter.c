@@ -46,19 +46,6 @@ enum own_op {
 	OWN_GET,	/* PR_GET_SECCOMP: which mode the task is in */
 };
 
-void ownfilter_mark(uint8_t *actions, int pers)
-{
-	const struct syscall_fact *f;
-	const uint16_t *nrs;
-	int i, n = syscall_pers_facts(pers, &nrs);
-
-	for (i = 0; i < n; i++) {
-		f = syscall_fact(pers, nrs[i]);
-		if (f->flags & SF_SECCOMP)
-			actions[nrs[i]] |= ACT_SECCOMP;
-	}
-}
-
 #if defined(__x86_64__)
 /*
  * Skips the call tid is stopped in (at its entry or seccomp stop): it

@@ -81,6 +81,31 @@ static bool apply_facts(uint8_t *actions, int pers, bool pin)
 }
 
 /*
+ * The stops that other parts of the tracer act on, by fact, once the
+ * actions are settled: clone.c clears CLONE_UNTRACED (children followed),
+ * ownfilter.c sees a program load a filter of its own (filter mode), the
+ * unwinder sees code mapped (-k: the native personality only).
+ */
+static void mark_facts(uint8_t *actions, int pers,
+		       const struct tracer_opts *opts)
+{
+	const struct syscall_fact *f;
+	const uint16_t *nrs;
+	int i, n = syscall_pers_facts(pers, &nrs);
+
+	for (i = 0; i < n; i++) {
+		f = syscall_fact(pers, nrs[i]);
+		if (opts->follow &&
+		    (f->flags & (SF_CLONE_FLAGS | SF_CLONE_ARGS)))
+			actions[nrs[i]] |= ACT_CLONE;
+		if (opts->seccomp && (f->flags & SF_SECCOMP))
+			actions[nrs[i]] |= ACT_SECCOMP;
+		if (opts->stacks && pers == 0 && (f->flags & SF_MAPS_CODE))
+			actions[nrs[i]] |= ACT_MAPS;
+	}
+}
+
+/*
  * Every personality is planned alike: a 32-bit program in a 64-bit tree
  * (or alone) has its fds tracked and its CPU mask kept like any other.
  */
@@ -96,12 +121,8 @@ static void fill_plan(struct plan *pl, const struct tracer_opts *opts)
 	}
 	for (p = 0; data && p < syscall_npers; p++)
 		fd_mark_tracked(pl->act[p], p);
-	for (p = 0; opts->follow && p < syscall_npers; p++)
-		clone_mark(pl->act[p], p);
-	for (p = 0; opts->seccomp && p < syscall_npers; p++)
-		ownfilter_mark(pl->act[p], p);
-	for (p = 0; opts->stacks && p < syscall_npers; p++)
-		unwind_mark(pl->act[p], p);
+	for (p = 0; p < syscall_npers; p++)
+		mark_facts(pl->act[p], p, opts);
 }
 
 static bool kernel_at_least(int major, int minor)

@@ -84,6 +84,8 @@ enum {
 	SF_READ_FAMILY = 1 << 8, /* read(2) and its kin: data from a file
 				   at its offset into memory (findings) */
 	SF_WRITE_FAMILY = 1 << 9, /* write(2) and its kin, the other way */
+	SF_MAPS_CODE = 1 << 10,	/* may map code (prot in arg 2): -k's map
+				   cache of the process goes stale */
 };
 
 /* Argument n in size, fd and fd2; 0 is "none". */

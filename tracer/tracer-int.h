@@ -103,11 +103,6 @@ void fd_mark_tracked(uint8_t *actions, int pers);
 const char *tracer_seccomp_unusable(const struct tracer_opts *opts);
 
 /*
- * Marks ACT_CLONE on clone and clone3 (SF_CLONE_FLAGS, SF_CLONE_ARGS)
- * when children are followed (clone.c).
- */
-void clone_mark(uint8_t *actions, int pers);
-/*
  * At the entry of an ACT_CLONE call: clears CLONE_UNTRACED in the call's
  * flags, in the task's registers or memory, so that its child is traced
  * like any other (one with the flag would inherit the filter untraced).
@@ -115,8 +110,6 @@ void clone_mark(uint8_t *actions, int pers);
 void clone_keep_traced(pid_t tid, uint32_t arch, int nr,
 		       const uint64_t *args);
 
-/* Marks ACT_SECCOMP on seccomp and prctl (SF_SECCOMP), filter mode only. */
-void ownfilter_mark(uint8_t *actions, int pers);
 
 /*
  * Same-CPU placement (pin.c): while the traced tree is one task, the

@@ -356,18 +356,3 @@ void unwinder_free(struct unwinder *u)
 	free(u->counts);
 	free(u);
 }
-
-void unwind_mark(uint8_t *actions, int pers)
-{
-	static const char *const names[] = { "mmap", "mprotect",
-					     "pkey_mprotect" };
-	size_t i;
-	int nr;
-
-	/* Only the native personality is unwound. */
-	for (i = 0; pers == 0 && i < sizeof(names) / sizeof(names[0]); i++) {
-		nr = syscall_pers_number(pers, names[i]);
-		if (nr >= 0 && nr < SYSCALL_SET_MAX)
-			actions[nr] |= ACT_MAPS;
-	}
-}

@@ -101,10 +101,6 @@ uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
 void unwinder_maps_changed(struct unwinder *u, pid_t tgid);
 /* tgid is gone: its map cache goes. */
 void unwinder_forget(struct unwinder *u, pid_t tgid);
-/* Whether a call at its entry may map code: mmap/mprotect with PROT_EXEC. */
-bool unwinder_maps_code(uint32_t arch, int nr, const uint64_t *args);
-/* Marks ACT_MAPS on the calls that may map code (native personality). */
-void unwind_mark(uint8_t *actions, int pers);
 
 /* --- inside the unwinder only (unwind.c, maps.c) --- */
 

@@ -184,9 +184,11 @@ static void test_fd_facts(void)
 		bad += !!(fact(p, "splice")->flags &
 			  (SF_READ_FAMILY | SF_WRITE_FAMILY));
 		bad += !(syscall_fact_classes(fact(p, "fdatasync")) & SC_SYNC);
+		bad += !(fact(p, "mprotect")->flags & SF_MAPS_CODE);
 	}
 	is_int(bad, 0, "the read and write families and %%sync, the "
-	       "findings' words, in every personality");
+	       "findings' words, and mprotect may map code, in every "
+	       "personality");
 	is_int(fact(I386, "fcntl64")->fx, FX_FCNTL, "i386 fcntl64 dups");
 	is_int(fact(I386, "socketcall")->fx, FX_RET, "socketcall may open");
 	ok(!fact(I386, "_llseek") || fact(I386, "_llseek")->fx == FX_NONE,
