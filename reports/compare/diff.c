@@ -214,21 +214,30 @@ static void two_times(char *buf, size_t size, uint64_t a, uint64_t b)
 		 unit);
 }
 
-/* "4.1x less", "23.5% more", "the same". */
-static void how_much(char *buf, size_t size, uint64_t a, uint64_t b)
+/*
+ * "4.1x less", "23.5% more", "the same" for an amount; for a count the
+ * words differ ("83.5x fewer", "as many").
+ */
+static void compare_words(char *buf, size_t size, uint64_t a, uint64_t b,
+			  const char *less, const char *same)
 {
 	double big = (double)(a > b ? a : b), small = (double)(a > b ? b : a);
-	const char *dir = b > a ? "more" : "less";
+	const char *dir = b > a ? "more" : less;
 
 	if (a == b)
-		snprintf(buf, size, "the same");
+		snprintf(buf, size, "%s", same);
 	else if (!small)
-		snprintf(buf, size, "%s", b > a ? "more" : "less");
+		snprintf(buf, size, "%s", dir);
 	else if (big / small >= 2)
 		snprintf(buf, size, "%.1fx %s", big / small, dir);
 	else
 		snprintf(buf, size, "%.1f%% %s", 100 * (big - small) / small,
 			 dir);
+}
+
+static void how_much(char *buf, size_t size, uint64_t a, uint64_t b)
+{
+	compare_words(buf, size, a, b, "less", "the same");
 }
 
 /* "write calls 1,000,000 -> 123", or its time when calls did not move. */
@@ -280,21 +289,9 @@ static const struct diff_row *top_by_calls(const struct diff *d)
 	return top;
 }
 
-/* "83.5x fewer", "12.0% more", "as many": how_much for counts. */
 static void how_many(char *buf, size_t size, uint64_t a, uint64_t b)
 {
-	double big = (double)(a > b ? a : b), small = (double)(a > b ? b : a);
-	const char *dir = b > a ? "more" : "fewer";
-
-	if (a == b)
-		snprintf(buf, size, "as many");
-	else if (!small)
-		snprintf(buf, size, "%s", dir);
-	else if (big / small >= 2)
-		snprintf(buf, size, "%.1fx %s", big / small, dir);
-	else
-		snprintf(buf, size, "%.1f%% %s", 100 * (big - small) / small,
-			 dir);
+	compare_words(buf, size, a, b, "fewer", "as many");
 }
 
 /*
