@@ -65,7 +65,8 @@ char shm_env[ENV_MAX];
 struct ksigaction sigsys_orig;
 static uint8_t mask_has_sigsys[65];	/* per signal: its handler's
 					   sa_mask had SIGSYS */
-static TLS int in_clock;		/* nested: our own clock's call */
+static TLS int in_clock;		/* in now_ns(): a clock_gettime
+					   dispatched is the vDSO's own */
 static TLS int sigsys_vblocked;		/* the program blocked SIGSYS */
 static void mark_traced(long op, long a, long b);
 static void attach_me(void);
@@ -512,7 +513,14 @@ void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	(void)sig;
 	if (si->si_code != SYS_USER_DISPATCH_CODE)
 		return foreign_sigsys();
-	if (in_clock || nr < 0 || nr >= AGENT_NR_MAX) {
+	/*
+	 * Only the clock call itself: a signal handler of the program's can
+	 * run while in_clock is set, and its calls are its own (its
+	 * rt_sigreturn issued here would take the handler's stack for its
+	 * frame and kill the program).
+	 */
+	if ((in_clock && nr == SYS_clock_gettime) || nr < 0 ||
+	    nr >= AGENT_NR_MAX) {
 		g[REG_RAX] = issue(g);
 		return;
 	}

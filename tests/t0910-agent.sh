@@ -118,6 +118,21 @@ test_expect_success PTRACE 'signals: handlers with a full sa_mask, rt_sigreturn'
 	grep -q "^rt_sigreturn 5$" a
 '
 
+# Signals land anywhere, also inside the agent's handler (its clock
+# read): the program's handler runs there, and its calls, rt_sigreturn
+# too, are counted and made as untraced.
+test_expect_success PTRACE 'signals every 50 us, inside the handler too: exact' '
+	"$IOTRACE" --engine=agent --format=json -o storm.json -- \
+		"$HELPERS/sigsys" storm 20000 >storm.out &&
+	grep -q "^storm=20000 signals=[1-9]" storm.out &&
+	"$IOTRACE" report storm.json >storm.txt &&
+	counts storm.txt >a &&
+	grep -q "^getppid 20000 0$" a &&
+	sigs=$(sed -n "s/^rt_sigreturn \([0-9]*\)$/\1/p" a) &&
+	test "$sigs" -gt 0 &&
+	grep -q "^write $((sigs + 1)) 0$" a
+'
+
 test_expect_success PTRACE 'EINTR: a read interrupted by a signal' '
 	agrees 1 -- "$HELPERS/sigsys" eintr &&
 	echo eintr=1 >expect &&

@@ -14,6 +14,8 @@
  *   signals  N times raises SIGUSR1, whose handler (sa_mask full)
  *            writes one byte; prints "signals=N"
  *   eintr    a read interrupted by SIGALRM (no SA_RESTART): "eintr=1"
+ *   storm    N getppid()s while SIGALRM comes every 50 us, its handler
+ *            writing one byte; prints "storm=N signals=S" (S varies)
  *   spawn    N posix_spawn()s of /bin/true and N vfork()+_exit, reaped
  *   env      prints LD_PRELOAD and IOTRACE_AGENT if set, its open fds,
  *            and "sigsys=dfl" if SIGSYS reads back as the default
@@ -129,6 +131,26 @@ static int mode_signals(int n)
 	return 0;
 }
 
+/* Signals land anywhere: in the loop, in the agent's handler. */
+static int mode_storm(int n)
+{
+	struct itimerval it = { { 0, 50 }, { 0, 50 } }, off;
+	struct sigaction sa;
+	int i;
+
+	memset(&sa, 0, sizeof(sa));
+	memset(&off, 0, sizeof(off));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0; i < n; i++)
+		getppid();
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("storm=%d signals=%d\n", i, (int)got);
+	return 0;
+}
+
 static int mode_eintr(void)
 {
 	struct itimerval it = { { 0, 0 }, { 0, 20000 } };
@@ -204,6 +226,8 @@ int main(int argc, char **argv)
 		return mode_signals(n);
 	if (!strcmp(argv[1], "eintr"))
 		return mode_eintr();
+	if (!strcmp(argv[1], "storm"))
+		return mode_storm(n);
 	if (!strcmp(argv[1], "spawn"))
 		return mode_spawn(n);
 	if (!strcmp(argv[1], "env"))
