@@ -23,12 +23,14 @@
 #include <stdint.h>
 
 #define AGENT_MAGIC 0x696f74726163656bULL	/* "iotracek" */
-#define AGENT_VERSION 3
+#define AGENT_VERSION 4
 #define AGENT_ENV "IOTRACE_AGENT"	/* path of the shared counters */
 #define AGENT_NR_MAX 1024		/* native syscall numbers counted */
 #define AGENT_HIST_BUCKETS 40		/* log2 ns, as the profile's */
 #define AGENT_ERRNO_SLOTS 4
 #define AGENT_REQ_SLOTS 64		/* attach requests in flight */
+#define AGENT_PROBE_NS 16		/* width of a dispatch-cost bucket */
+#define AGENT_PROBE_BUCKETS 1024	/* up to 16.4 us; the last: beyond */
 
 /* Markers: getpid(AGENT_MAGIC, op, a, b, region start, region length). */
 enum agent_op {
@@ -101,6 +103,17 @@ struct agent_shm {
 		uint32_t done;		/* futex: 1 once seized (or given up) */
 	} req[AGENT_REQ_SLOTS];
 	struct agent_row rows[AGENT_NR_MAX];
+	/*
+	 * What dispatch costs the wall, measured in the run (agent/probe.c):
+	 * now and then a timed call's return goes through a second, empty
+	 * dispatch; its round trip plus the handler's own time around the
+	 * call is one sample.
+	 */
+	struct agent_probe {
+		uint64_t launched;	/* round trips the probes added */
+		uint64_t samples;	/* of them, timed undisturbed */
+		uint64_t hist[AGENT_PROBE_BUCKETS];	/* AGENT_PROBE_NS each */
+	} probe;
 };
 
 #endif

@@ -70,6 +70,22 @@ extern size_t agent_path_len;		/* of the agent's path in it */
 extern char shm_env[ENV_MAX];		/* "IOTRACE_AGENT=path" */
 extern struct ksigaction sigsys_orig;	/* what the program would see */
 
+/* CLOCK_MONOTONIC through the vDSO, in ns (agent.c). */
+uint64_t now_ns(void);
+
+/*
+ * The in-run probe of what dispatch costs (probe.c).  probe_due(): this
+ * timed call should be a probe; probe_launch(): send it back to its
+ * syscall instruction unissued (false: not now, issue it); probe_entry(),
+ * first in the handler: the clock when this is a probed call coming back
+ * (0 otherwise), with its round trip in trip (0: no sample);
+ * probe_done(): its call was issued between t0 and t1.
+ */
+bool probe_due(void);
+bool probe_launch(greg_t *g);
+uint64_t probe_entry(const greg_t *g, uint64_t *trip);
+void probe_done(uint64_t trip, uint64_t ta, uint64_t t0, uint64_t t1);
+
 /* The SIGSYS handler (agent.c). */
 void on_sigsys(int sig, siginfo_t *si, void *ctx);
 /* Whether var is "name=...". */

@@ -71,7 +71,7 @@ static TLS int sigsys_vblocked;		/* the program blocked SIGSYS */
 static void mark_traced(long op, long a, long b);
 static void attach_me(void);
 
-static uint64_t now_ns(void)
+uint64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -166,12 +166,23 @@ static long issue(const greg_t *g)
 			  g[REG_R10], g[REG_R8], g[REG_R9]);
 }
 
+/* A timed call: issued and accounted, t[0] and t[1] read around it. */
+static void timed_call(int nr, greg_t *g, uint64_t t[2])
+{
+	long ret;
+
+	t[0] = now_ns();
+	ret = issue(g);
+	t[1] = now_ns();
+	g[REG_RAX] = ret;
+	account(nr, ret, t[1] - t[0], g);
+}
+
 /* The ordinary case: issue the call as the program made it. */
 static void generic(int nr, greg_t *g)
 {
 	uint8_t act = shm->act[nr];
-	uint64_t t0, t1;
-	long ret;
+	uint64_t t[2];
 
 	if (act == AGENT_ACT_SKIP) {
 		g[REG_RAX] = issue(g);
@@ -182,11 +193,23 @@ static void generic(int nr, greg_t *g)
 		g[REG_RAX] = issue(g);
 		return;
 	}
-	t0 = now_ns();
-	ret = issue(g);
-	t1 = now_ns();
-	g[REG_RAX] = ret;
-	account(nr, ret, t1 - t0, g);
+	timed_call(nr, g, t);
+}
+
+/*
+ * A timed call that measures dispatch (probe.c): sent back once
+ * unissued, then issued as generic() would when it comes back at ta.
+ */
+static void probed(int nr, greg_t *g, uint64_t ta, uint64_t trip)
+{
+	uint64_t t[2];
+
+	if (!ta && probe_launch(g))
+		return;
+	add(&shm->rows[nr].calls, 1);
+	timed_call(nr, g, t);
+	if (ta)
+		probe_done(trip, ta, t[0], t[1]);
 }
 
 /*
@@ -509,10 +532,12 @@ void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	ucontext_t *uc = ctx;
 	greg_t *g = uc->uc_mcontext.gregs;
 	int nr = (int)g[REG_RAX];
+	uint64_t ta, trip = 0;
 
 	(void)sig;
 	if (si->si_code != SYS_USER_DISPATCH_CODE)
 		return foreign_sigsys();
+	ta = probe_entry(g, &trip);
 	/*
 	 * Only the clock call itself: a signal handler of the program's can
 	 * run while in_clock is set, and its calls are its own (its
@@ -548,6 +573,8 @@ void on_sigsys(int sig, siginfo_t *si, void *ctx)
 		sigaltstack_call(g, uc);
 	else if (nr == SYS_execve || nr == SYS_execveat)
 		exec_call(nr, g);
+	else if (shm->act[nr] == AGENT_ACT_TIME && (ta || probe_due()))
+		probed(nr, g, ta, trip);
 	else
 		generic(nr, g);
 }

@@ -120,7 +120,9 @@ test_expect_success PTRACE 'signals: handlers with a full sa_mask, rt_sigreturn'
 
 # Signals land anywhere, also inside the agent's handler (its clock
 # read): the program's handler runs there, and its calls, rt_sigreturn
-# too, are counted and made as untraced.
+# too, are counted and made as untraced.  And between a probe
+# (agent/probe.c: a call sent back once to its syscall instruction) and
+# the call again: the handler runs first, the call is made once.
 test_expect_success PTRACE 'signals every 50 us, inside the handler too: exact' '
 	"$IOTRACE" --engine=agent --format=json -o storm.json -- \
 		"$HELPERS/sigsys" storm 20000 >storm.out &&
@@ -130,7 +132,8 @@ test_expect_success PTRACE 'signals every 50 us, inside the handler too: exact' 
 	grep -q "^getppid 20000 0$" a &&
 	sigs=$(sed -n "s/^rt_sigreturn \([0-9]*\)$/\1/p" a) &&
 	test "$sigs" -gt 0 &&
-	grep -q "^write $((sigs + 1)) 0$" a
+	grep -q "^write $((sigs + 1)) 0$" a &&
+	grep -q "\"agent_probe_samples\": [1-9]" storm.json
 '
 
 test_expect_success PTRACE 'EINTR: a read interrupted by a signal' '

@@ -163,6 +163,12 @@ struct tracer_engine_use {
 				   timed (what dispatch adds, calibrated) */
 	uint64_t dispatch_ns;	/* what each call it handled added to the
 				   wall (calibrated) */
+	uint64_t probes;	/* dispatches the agent added to measure it
+				   in the run (agent/probe.c) */
+	uint64_t probe_samples;	/* of them, timed undisturbed */
+	uint64_t dispatch_run_ns;	/* the same measured in the run: the
+					   samples' mean (0: too few) */
+	uint64_t dispatch_run_se_ns;	/* that mean's standard error */
 	struct tracer_fallback {
 		pid_t pid;
 		const char *why;	/* static: "static binary" */

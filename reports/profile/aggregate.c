@@ -77,6 +77,10 @@ void profile_set_engines(struct profile *p, const struct tracer_engine_use *u)
 	e->untraced = u->untraced;
 	e->correction_ns = u->correction_ns;
 	e->dispatch_ns = u->dispatch_ns;
+	e->probes = u->probes;
+	e->probe_samples = u->probe_samples;
+	e->dispatch_run_ns = u->dispatch_run_ns;
+	e->dispatch_run_se_ns = u->dispatch_run_se_ns;
 	for (i = 0; i < u->fallbacks && i < PROFILE_FALLBACKS_MAX; i++) {
 		e->fallback[i].pid = (int)u->fallback[i].pid;
 		snprintf(e->fallback[i].why, sizeof(e->fallback[i].why), "%s",

@@ -10,19 +10,32 @@
 #include <string.h>
 #include "reports/profile/jload.h"
 
+/* Keys added later (the in-run probes) are optional on load. */
 static const struct {
 	const char *key;
 	size_t offset;
+	bool later;
 } fields[] = {
-	{ "agent_processes", offsetof(struct profile_engines, agent_procs) },
-	{ "agent_tasks", offsetof(struct profile_engines, agent_tasks) },
-	{ "agent_calls", offsetof(struct profile_engines, agent_calls) },
-	{ "ptrace_calls", offsetof(struct profile_engines, ptrace_calls) },
-	{ "ptrace_processes", offsetof(struct profile_engines, fallbacks) },
-	{ "untraced_tasks", offsetof(struct profile_engines, untraced) },
+	{ "agent_processes",
+	  offsetof(struct profile_engines, agent_procs), false },
+	{ "agent_tasks", offsetof(struct profile_engines, agent_tasks), false },
+	{ "agent_calls", offsetof(struct profile_engines, agent_calls), false },
+	{ "ptrace_calls",
+	  offsetof(struct profile_engines, ptrace_calls), false },
+	{ "ptrace_processes",
+	  offsetof(struct profile_engines, fallbacks), false },
+	{ "untraced_tasks", offsetof(struct profile_engines, untraced), false },
 	{ "agent_correction_ns",
-	  offsetof(struct profile_engines, correction_ns) },
-	{ "agent_dispatch_ns", offsetof(struct profile_engines, dispatch_ns) },
+	  offsetof(struct profile_engines, correction_ns), false },
+	{ "agent_dispatch_ns",
+	  offsetof(struct profile_engines, dispatch_ns), false },
+	{ "agent_probes", offsetof(struct profile_engines, probes), true },
+	{ "agent_probe_samples",
+	  offsetof(struct profile_engines, probe_samples), true },
+	{ "agent_dispatch_run_ns",
+	  offsetof(struct profile_engines, dispatch_run_ns), true },
+	{ "agent_dispatch_run_se_ns",
+	  offsetof(struct profile_engines, dispatch_run_se_ns), true },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -112,7 +125,8 @@ int load_engines(struct jload *j, struct profile *p, json_t *doc)
 	memset(&e, 0, sizeof(e));
 	e.known = true;
 	for (i = 0; i < NFIELDS; i++)
-		if (jload_u64(j, o, fields[i].key, field(&e, i)) < 0)
+		if ((!fields[i].later || json_object_get(o, fields[i].key)) &&
+		    jload_u64(j, o, fields[i].key, field(&e, i)) < 0)
 			return -1;
 	if (load_fallbacks(j, &e, o) < 0)
 		return -1;

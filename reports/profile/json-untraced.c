@@ -12,8 +12,6 @@
 #include <string.h>
 #include "reports/profile/jload.h"
 
-#define METHOD "traced wall - tracer work at stops (measured) - stops x " \
-	       "cost per stop (calibrated before and after the run, +-25%)"
 #define CPU_FROM "wait4 rusage of the first process, with the children " \
 		 "it waited for"
 
@@ -55,7 +53,7 @@ json_t *untraced_to_json(const struct profile *p)
 	if (!o)
 		return NULL;
 	profile_untraced(p, &e);
-	err |= json_object_set_new(o, "method", json_string(METHOD));
+	err |= json_object_set_new(o, "method", json_string(e.method));
 	err |= put(o, "traced_wall_ns", p->wall_ns);
 	err |= put_estimate(o, &e);
 	err |= put(o, "tracer_busy_ns", c->busy_ns);

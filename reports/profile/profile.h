@@ -308,6 +308,7 @@ struct profile_estimate {
 	uint64_t syscall_lo_ns, syscall_hi_ns;	/* with the correction's spread */
 	uint64_t wait_ns;		/* in calls that wait for others */
 	uint64_t resolution_ns;		/* per call: below it, noise */
+	const char *method;		/* how, in words (static) */
 };
 
 /*
@@ -328,6 +329,12 @@ struct profile_engines {
 	uint64_t correction_ns;		/* subtracted per call it timed */
 	uint64_t dispatch_ns;		/* wall it added per call it
 					   handled (calibrated) */
+	uint64_t probes;		/* dispatches added to measure it
+					   in the run */
+	uint64_t probe_samples;		/* of them, timed */
+	uint64_t dispatch_run_ns;	/* the same measured in the run
+					   (0: too few samples) */
+	uint64_t dispatch_run_se_ns;	/* its standard error */
 	struct profile_fallback {
 		int pid;
 		char why[PROFILE_WHY_MAX];

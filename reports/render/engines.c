@@ -28,6 +28,7 @@ static void print_fallbacks(FILE *f, const struct profile_engines *e)
 void engines_render_header(FILE *f, const struct profile *p)
 {
 	const struct profile_engines *e = &p->engines;
+	char n[32];
 
 	if (!e->known)
 		return;
@@ -39,6 +40,12 @@ void engines_render_header(FILE *f, const struct profile *p)
 		e->agent_calls, e->agent_procs, e->agent_procs == 1 ? "" : "es",
 		e->agent_tasks, e->agent_tasks == 1 ? "" : "s",
 		e->correction_ns, e->ptrace_calls);
+	if (e->dispatch_run_ns && e->probe_samples)
+		fprintf(f, "iotrace: each call the agent handled cost the wall "
+			"%.2f us (+-%.2f), measured in the run by %s probes\n",
+			(double)e->dispatch_run_ns / 1e3,
+			(double)e->dispatch_run_se_ns / 1e3,
+			fmt_thousands(n, sizeof(n), e->probe_samples));
 	if (e->fallbacks)
 		print_fallbacks(f, e);
 	if (e->untraced)

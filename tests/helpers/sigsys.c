@@ -131,7 +131,10 @@ static int mode_signals(int n)
 	return 0;
 }
 
-/* Signals land anywhere: in the loop, in the agent's handler. */
+/*
+ * Signals land anywhere: in the loop, in the agent's handler, between a
+ * probe and its call again.
+ */
 static int mode_storm(int n)
 {
 	struct itimerval it = { { 0, 50 }, { 0, 50 } }, off;
