@@ -56,11 +56,11 @@ all: iotrace build/iotrace-agent.so
 # The agent engine's in-process agent (agent/agent.c): a plain shared
 # object, no project code, found beside iotrace or in build/.  No RELRO:
 # the loader's mprotect for it would be one more call to hide.
-build/iotrace-agent.so: agent/agent.c agent/arm.c agent/agent-int.h agent/agent-abi.h | build/config.mk
+build/iotrace-agent.so: agent/agent.c agent/arm.c agent/files.c agent/agent-int.h agent/agent-abi.h | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -I. -D_GNU_SOURCE -std=gnu11 -Wall -Wextra -Werror $(CFLAGS) \
 		-fPIC -shared -fvisibility=hidden -Wl,-z,norelro $(LDFLAGS) -o $@ \
-		agent/agent.c agent/arm.c
+		agent/agent.c agent/arm.c agent/files.c
 
 iotrace: $(CLI_OBJS) build/libiotrace.a
 	@echo '  LINK    $@'

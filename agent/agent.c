@@ -174,11 +174,13 @@ static void generic(int nr, greg_t *g)
 
 	if (act == AGENT_ACT_SKIP) {
 		g[REG_RAX] = issue(g);
+		agent_files_after(nr, act, 0, g);
 		return;
 	}
 	add(&shm->rows[nr].calls, 1);
 	if (act == AGENT_ACT_COUNT) {
 		g[REG_RAX] = issue(g);
+		agent_files_after(nr, act, 0, g);
 		return;
 	}
 	t0 = now_ns();
@@ -186,6 +188,7 @@ static void generic(int nr, greg_t *g)
 	t1 = now_ns();
 	g[REG_RAX] = ret;
 	account(nr, ret, t1 - t0, g);
+	agent_files_after(nr, act, t1 - t0, g);
 }
 
 /*

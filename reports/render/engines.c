@@ -4,8 +4,10 @@
  * agent counts calls inside the programs it was loaded into; ptrace
  * counts the rest (calls before the agent is armed, forks and clones,
  * processes the agent cannot enter), and the lines say how many each
- * counted and which processes were left to ptrace, and why.  Nothing
- * for a run of the ptrace engine.
+ * counted and which processes were left to ptrace, and why, and how
+ * many data calls the agent could give no file (a run saved before it
+ * gave files: that none has one).  Nothing for a run of the ptrace
+ * engine.
  */
 #include <inttypes.h>
 #include "reports/render/render.h"
@@ -46,7 +48,12 @@ void engines_render_header(FILE *f, const struct profile *p)
 			"again: %s later calls are not counted\n", e->untraced,
 			e->untraced == 1 ? "" : "s",
 			e->untraced == 1 ? "its" : "their");
-	if (e->agent_calls)
+	if (e->agent_calls && !e->files)
 		fputs("iotrace: calls the agent counted have no per-file "
 		      "breakdown\n", f);
+	if (e->unattributed)
+		fprintf(f, "iotrace: %" PRIu64 " data call%s the agent counted "
+			"could not be given a file (its tables were full): "
+			"\"(unattributed)\" in the I/O table\n",
+			e->unattributed, e->unattributed == 1 ? "" : "s");
 }
