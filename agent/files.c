@@ -41,7 +41,10 @@ static void add(uint64_t *p, uint64_t n)
 	__atomic_fetch_add(p, n, __ATOMIC_RELAXED);
 }
 
-/* The owner's page, wiped in a forked child: 0 there, so it adopts. */
+/*
+ * The owner's page, this process's from the start (a vfork child must
+ * find it taken); wiped in a forked child: 0 there, so it adopts.
+ */
 void agent_files_init(void)
 {
 	long p = agent_sys6(SYS_mmap, 0, 4096, PROT_READ | PROT_WRITE,
@@ -54,6 +57,7 @@ void agent_files_init(void)
 		return;
 	}
 	owner = (int32_t *)p;
+	*owner = (int32_t)sys0(SYS_getpid);
 }
 
 /* Whether this process fills fd_map (see the top). */
