@@ -14,6 +14,8 @@
  *   spawn    a posix_spawn (a vfork-like child) whose file actions dup2
  *            B onto A's fd and close it, N times; the parent writes 100
  *            to A between spawns: its fd never changed
+ *   high     A dup2()ed onto fd 5000 for N writes of 100, then B onto
+ *            it for N writes of 200
  *   vfork    N times a vfork() child, sharing the memory but not the
  *            fds, dup2()s B onto A's fd and writes 200 to it; the parent
  *            writes 100 to A after each
@@ -115,6 +117,20 @@ static int mode_pipe(const char *a, const char *b)
 	return 0;
 }
 
+static int mode_high(const char *a, const char *b)
+{
+	struct job j = { 5000, 100 };
+
+	if (dup2(open_w(a, 0), j.fd) != j.fd)
+		return 1;
+	writer(&j);
+	if (dup2(open_w(b, 0), j.fd) != j.fd)
+		return 1;
+	j.size = 200;
+	writer(&j);
+	return 0;
+}
+
 static int mode_spawn(const char *a, const char *b)
 {
 	char *argv[] = { "true", NULL };
@@ -172,6 +188,8 @@ int main(int argc, char **argv)
 		return mode_pipe(argv[2], argv[3]);
 	if (!strcmp(argv[1], "spawn"))
 		return mode_spawn(argv[2], argv[3]);
+	if (!strcmp(argv[1], "high"))
+		return mode_high(argv[2], argv[3]);
 	if (!strcmp(argv[1], "vfork"))
 		return mode_vfork(argv[2], argv[3]);
 	return 2;
