@@ -306,17 +306,22 @@ static void set_path(struct profile_file *f, const char *path, bool cut)
 	profile_clean_text(f->path, true);
 }
 
-/* The file d describes; NULL: the fd named none (what); its index. */
-static int file_desc_get(struct profile *p, const struct fd_desc *d,
-			 const char *what)
+/* The index of a file that is no file: UNRESOLVED, UNATTRIBUTED. */
+static int file_named(struct profile *p, const char *what)
 {
 	struct profile_file f;
 
 	memset(&f, 0, sizeof(f));
-	if (!d) {
-		snprintf(f.path, sizeof(f.path), "%s", what);
-		return profile_file_get(p, &f);
-	}
+	snprintf(f.path, sizeof(f.path), "%s", what);
+	return profile_file_get(p, &f);
+}
+
+/* The index of the file d describes. */
+static int file_desc_get(struct profile *p, const struct fd_desc *d)
+{
+	struct profile_file f;
+
+	memset(&f, 0, sizeof(f));
 	set_path(&f, d->path, d->truncated);
 	f.kind = d->kind;
 	f.flags = pf_flags(d->open_flags);
@@ -328,9 +333,9 @@ static int file_desc_get(struct profile *p, const struct fd_desc *d,
 int profile_file_from(struct profile *p, const struct tracer_file *tf)
 {
 	if (tf->state == TRACER_FILE_DESC)
-		return file_desc_get(p, &tf->desc, NULL);
-	return file_desc_get(p, NULL, tf->state == TRACER_FILE_UNRESOLVED ?
-				      UNRESOLVED : UNATTRIBUTED);
+		return file_desc_get(p, &tf->desc);
+	return file_named(p, tf->state == TRACER_FILE_UNRESOLVED ?
+			     UNRESOLVED : UNATTRIBUTED);
 }
 
 static int file_of(struct profile *p, struct fd_cache *c, pid_t tid, int fd)
@@ -342,8 +347,8 @@ static int file_of(struct profile *p, struct fd_cache *c, pid_t tid, int fd)
 		return id;
 	/* EBADF and the like: nothing to cache. */
 	if (fd_describe(tid, fd, &d) < 0)
-		return file_desc_get(p, NULL, UNRESOLVED);
-	id = file_desc_get(p, &d, NULL);
+		return file_named(p, UNRESOLVED);
+	id = file_desc_get(p, &d);
 	if (id >= 0)
 		fd_cache_store(c, tid, fd, id);
 	return id;

@@ -65,8 +65,9 @@ json_t *engines_to_json(const struct profile *p)
 					INT64_MAX ? INT64_MAX : *field(&e, i))));
 	if (!err && e.files)
 		err |= json_object_set_new(o, "agent_unattributed_calls",
-				json_integer((json_int_t)(e.unattributed >
-					INT64_MAX ? INT64_MAX : e.unattributed)));
+				json_integer(e.unattributed > INT64_MAX ?
+					     INT64_MAX :
+					     (json_int_t)e.unattributed));
 	if (!err)
 		err |= json_object_set_new(o, "fallbacks", fallbacks_array(&e));
 	if (err) {

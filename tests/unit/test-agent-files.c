@@ -102,10 +102,10 @@ static void fill_cells(struct agent_files *af, char *longpath)
 	af->nfiles = 3;
 	io = cell(af, 2, SYS_write);
 	*io = (struct agent_io){ .calls = 5, .timed = 4, .errors = 1,
-				 .einval = 1, .time_ns = 400, .raw_time_ns = 900,
-				 .bytes_req = 300, .bytes_done = 250,
-				 .short_calls = 1, .size_max = 100,
-				 .size_max_calls = 3 };
+				 .einval = 1, .time_ns = 400,
+				 .raw_time_ns = 900, .bytes_req = 300,
+				 .bytes_done = 250, .short_calls = 1,
+				 .size_max = 100, .size_max_calls = 3 };
 	cell(af, 4, SYS_read)->calls = 2;
 	cell(af, AGENT_FILE_UNRESOLVED, SYS_write)->calls = 1;
 	cell(af, AGENT_FILE_UNATTRIBUTED, SYS_read)->calls = 6;
