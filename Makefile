@@ -56,7 +56,7 @@ all: iotrace build/iotrace-agent.so
 # The agent engine's in-process agent (agent/agent.c): a plain shared
 # object, no project code, found beside iotrace or in build/.  No RELRO:
 # the loader's mprotect for it would be one more call to hide.
-AGENT_SRCS = agent/agent.c agent/arm.c agent/probe.c
+AGENT_SRCS = agent/agent.c agent/arm.c agent/probe.c agent/files.c
 build/iotrace-agent.so: $(AGENT_SRCS) agent/agent-int.h agent/agent-abi.h | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -I. -D_GNU_SOURCE -std=gnu11 -Wall -Wextra -Werror $(CFLAGS) \

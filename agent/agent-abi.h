@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define AGENT_MAGIC 0x696f74726163656bULL	/* "iotracek" */
-#define AGENT_VERSION 4
+#define AGENT_VERSION 5
 #define AGENT_ENV "IOTRACE_AGENT"	/* path of the shared counters */
 #define AGENT_NR_MAX 1024		/* native syscall numbers counted */
 #define AGENT_HIST_BUCKETS 40		/* log2 ns, as the profile's */
@@ -81,6 +81,95 @@ struct agent_row {
 	uint64_t errno_other;
 };
 
+/*
+ * Per-file counts (agent/files.c; tracer/agent-files.c reads them): which
+ * file each data call's fd named, as the ptrace engine's fd cache finds
+ * it.  Per syscall number, iotrace passes what its facts say
+ * (tracer/systab.c): the fds a call moves data through and what it does
+ * to the fd table.  A process maps its fds (below AGENT_FD_MAX) to file
+ * slots in memory of its own, described the first time a data call uses
+ * one (the path from /proc/thread-self/fd/N, the open flags, the stat)
+ * and forgotten when the facts say the fd changed; the slots and their
+ * counters, one cell per (file, call), are shared by every agent of the
+ * run.  Slots past AGENT_FILES_MAX, or pairs past AGENT_PAIRS_MAX, go to
+ * AGENT_FILE_UNATTRIBUTED: counted, never dropped.
+ */
+#define AGENT_FD_MAX 4096		/* fds mapped per process; past it,
+					   described at every call */
+#define AGENT_FILES_MAX 512		/* file slots, the two below too */
+#define AGENT_FILE_UNRESOLVED 0		/* the fd named no file */
+#define AGENT_FILE_UNATTRIBUTED 1	/* past the bounds */
+#define AGENT_FILE_FIRST 2
+#define AGENT_FILE_INDEX 1024		/* hash index of slots (2^n) */
+#define AGENT_IO_COLS 32		/* calls with an fd that move data */
+#define AGENT_PAIRS_MAX 256		/* (file, file2, call) of two-fd
+					   calls (2^n) */
+#define AGENT_PATH_MAX 256		/* a path's end, as the profile
+					   keeps it */
+
+/* What a call does to the fd table (the facts' FX_*, as the agent acts). */
+enum agent_fx {
+	AGENT_FX_NONE = 0,
+	AGENT_FX_RET,		/* returns a new fd */
+	AGENT_FX_ARG0,		/* closes or changes the fd in arg 0 */
+	AGENT_FX_ARG1,		/* replaces the fd in arg 1 */
+	AGENT_FX_RANGE,		/* closes args 0..1 */
+	AGENT_FX_FCNTL,		/* F_DUPFD* returns one, F_SETFL changes one */
+};
+
+/* Per syscall number, from the facts. */
+struct agent_nr_files {
+	uint8_t col;		/* 1 + its column in a file's cells; 0: it
+				   moves no data through an fd */
+	int8_t fd_arg;		/* argument with the (source) fd */
+	int8_t fd2_arg;		/* argument with the destination fd; -1 */
+	uint8_t fx;		/* enum agent_fx */
+};
+
+/* A (file, call) cell: the sub-row the ptrace engine would keep. */
+struct agent_io {
+	uint64_t calls, timed, errors, einval;
+	uint64_t time_ns, raw_time_ns;		/* corrected, as measured */
+	uint64_t bytes_req, bytes_done, short_calls;
+	uint64_t size_max, size_max_calls;	/* largest size asked, and
+						   how many asked it */
+};
+
+/* What an fd named when it was described. */
+struct agent_file_id {
+	uint64_t dev, ino, rdev;	/* of the stat; 0 without one */
+	uint32_t mode;			/* st_mode */
+	uint32_t blksize;		/* st_blksize */
+	uint32_t flags;			/* open flags (F_GETFL) */
+	uint16_t len;			/* of path */
+	uint8_t cut;			/* path is the end of a longer one */
+	uint8_t stat_ok;		/* the stat worked */
+	char path[AGENT_PATH_MAX];	/* NUL-terminated */
+};
+
+struct agent_file {
+	uint32_t ready;			/* 1 once id is written */
+	uint32_t pad;
+	struct agent_file_id id;
+	struct agent_io io[AGENT_IO_COLS];	/* one-fd calls, by column */
+};
+
+struct agent_pair {
+	uint32_t key;		/* 0: free; else 1 + file | file2 << 10 |
+				   column << 20 */
+	uint32_t pad;
+	struct agent_io io;
+};
+
+struct agent_files {
+	struct agent_nr_files nr[AGENT_NR_MAX];
+	uint32_t nfiles;			/* slots taken (may pass
+						   AGENT_FILES_MAX) */
+	uint32_t index[AGENT_FILE_INDEX];	/* 1 + slot; 0: free */
+	struct agent_pair pairs[AGENT_PAIRS_MAX];
+	struct agent_file file[AGENT_FILES_MAX];
+};
+
 struct agent_shm {
 	uint64_t magic;			/* AGENT_MAGIC once filled */
 	uint32_t version;		/* AGENT_VERSION */
@@ -89,6 +178,7 @@ struct agent_shm {
 	int8_t size_arg[AGENT_NR_MAX];	/* argument with the size asked,
 					   -1: moves no data, 6: moves data,
 					   size not in an argument */
+	struct agent_files files;	/* per-file counts (see above) */
 	uint32_t tracer_pid;		/* iotrace, to signal; 0: gone, or
 					   armed tasks stay traced */
 	int32_t attach_sig;		/* the signal that says "requests" */

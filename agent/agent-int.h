@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared by the agent's two files only (agent.c: the SIGSYS handler,
- * arm.c: arming, the environment): its syscall stub and code region,
+ * Shared by the agent's files only (agent.c: the SIGSYS handler, arm.c:
+ * arming, the environment, files.c: per-file counts): its syscall stub
+ * and code region,
  * the state both use.  What iotrace shares with the agent is
  * agent-abi.h.
  */
@@ -20,6 +21,7 @@
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -88,6 +90,13 @@ void probe_done(uint64_t trip, uint64_t ta, uint64_t t0, uint64_t t1);
 
 /* The SIGSYS handler (agent.c). */
 void on_sigsys(int sig, siginfo_t *si, void *ctx);
+/*
+ * Per-file counts (files.c): the process's own state, at arming; after
+ * each call the handler issued (its return in g's RAX, ns as measured
+ * when act times it), what it did to fds and to which file it went.
+ */
+void agent_files_init(void);
+void agent_files_after(int nr, int act, uint64_t ns, const greg_t *g);
 /* Whether var is "name=...". */
 bool agent_named(const char *var, const char *name, size_t len);
 

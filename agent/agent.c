@@ -176,6 +176,7 @@ static void timed_call(int nr, greg_t *g, uint64_t t[2])
 	t[1] = now_ns();
 	g[REG_RAX] = ret;
 	account(nr, ret, t[1] - t[0], g);
+	agent_files_after(nr, AGENT_ACT_TIME, t[1] - t[0], g);
 }
 
 /* The ordinary case: issue the call as the program made it. */
@@ -186,11 +187,13 @@ static void generic(int nr, greg_t *g)
 
 	if (act == AGENT_ACT_SKIP) {
 		g[REG_RAX] = issue(g);
+		agent_files_after(nr, act, 0, g);
 		return;
 	}
 	add(&shm->rows[nr].calls, 1);
 	if (act == AGENT_ACT_COUNT) {
 		g[REG_RAX] = issue(g);
+		agent_files_after(nr, act, 0, g);
 		return;
 	}
 	timed_call(nr, g, t);

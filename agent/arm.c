@@ -81,8 +81,10 @@ static int arm(const char *path, long fd)
 		why = map_counters(path, fd);
 	else if (fd >= 0)
 		sys3(SYS_close, fd, 0, 0);
-	if (!why)
+	if (!why) {
+		agent_files_init();
 		why = dispatch_on();
+	}
 	if (why) {
 		mark(AGENT_OP_FALLBACK, why, 0);
 		return -1;

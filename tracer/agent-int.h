@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared by the agent engine's two files only: tracer/agent.c (the
- * engine: the shared counters, the environment, the run) and
- * tracer/agent-stops.c (what the stop loop does for it: markers,
- * arming, fallbacks).  The layout both share with the agent itself is
- * agent/agent-abi.h.
+ * Shared by the agent engine's files only: tracer/agent.c (the engine:
+ * the shared counters, the environment, the run), tracer/agent-stops.c
+ * (what the stop loop does for it: markers, arming, fallbacks) and
+ * tracer/agent-files.c (the per-file counts).  The layout they share
+ * with the agent itself is agent/agent-abi.h.
  */
 #ifndef IOTRACE_AGENT_INT_H
 #define IOTRACE_AGENT_INT_H
@@ -47,6 +47,14 @@ int agent_run(const struct tracer_opts *opts,
 void agent_track(struct loop *l, pid_t tgid);
 /* Forgets every such process, first killing it if kill. */
 void agent_untrack_all(struct agent_run *ar, bool kill);
+
+/*
+ * Per-file counts (agent-files.c): the facts the agent needs, per native
+ * number (0, or -ENOSPC if a call got no column); after the run, an
+ * aggregate per (file, call) to the sink.
+ */
+int agent_files_fill(struct agent_files *af);
+void agent_files_deliver(struct agent_run *ar);
 
 /* Why a process fell back, as the header says it ("static binary"). */
 const char *agent_why_text(int why);

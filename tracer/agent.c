@@ -172,6 +172,9 @@ static int shm_open_run(struct agent_run *ar, const struct tracer_opts *opts)
 		goto out_close;
 	fill_shm(ar->shm, &pl);
 	plan_release(&pl);
+	err = agent_files_fill(&ar->shm->files);
+	if (err < 0)
+		goto out_close;
 	return 0;
 out_errno:
 	err = -errno;
@@ -485,6 +488,7 @@ int agent_run(const struct tracer_opts *opts,
 	res->use.untraced = ar.shm->untraced;
 	probe_stats(&ar.shm->probe, &res->use);
 	deliver(&ar);
+	agent_files_deliver(&ar);
 out_close:
 	shm_close(&ar);
 	return err;

@@ -91,22 +91,27 @@ static enum fd_kind kind_of(const struct stat *st, const char *path)
 	return FD_OTHER;
 }
 
-static void describe_stat(const char *link, struct fd_desc *d)
+void fd_desc_set_stat(struct fd_desc *d, const struct stat *st)
 {
-	struct stat st;
-
-	if (stat(link, &st) < 0) {
+	if (!st) {
 		/* anon inodes may refuse stat; the path still says what. */
 		d->kind = strncmp(d->path, "anon_inode:", 11) ? FD_UNKNOWN
 							      : FD_ANON;
 		return;
 	}
-	d->kind = kind_of(&st, d->path);
-	d->blksize = (uint32_t)st.st_blksize;
+	d->kind = kind_of(st, d->path);
+	d->blksize = (uint32_t)st->st_blksize;
 	if (d->kind == FD_BLK)
-		d->lbs = fd_logical_block_size(st.st_rdev);
+		d->lbs = fd_logical_block_size(st->st_rdev);
 	else if (d->kind == FD_REG || d->kind == FD_DIR)
-		d->lbs = fd_logical_block_size(st.st_dev);
+		d->lbs = fd_logical_block_size(st->st_dev);
+}
+
+static void describe_stat(const char *link, struct fd_desc *d)
+{
+	struct stat st;
+
+	fd_desc_set_stat(d, stat(link, &st) < 0 ? NULL : &st);
 }
 
 int fd_describe(pid_t tid, int fd, struct fd_desc *d)

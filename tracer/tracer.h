@@ -73,6 +73,16 @@ struct tracer_aggregate {
 	uint64_t hist[TRACER_HIST_BUCKETS];
 	struct { int err; uint64_t count; } errnos[TRACER_ERRNO_SLOTS];
 	uint64_t errno_other;	/* errors past the slots */
+	/*
+	 * file set: not the call's totals (an aggregate without file gave
+	 * them) but its share on one file, and file2 the destination of a
+	 * two-fd call (else NULL): for the sink's per-file breakdown only.
+	 * Such a share has no histogram, no min or max, no errnos; it has
+	 * the EINVAL errors and the largest size asked (and how many calls
+	 * asked it).
+	 */
+	const struct tracer_file *file, *file2;
+	uint64_t einval, size_max, size_max_calls;
 };
 
 struct tracer_sink {
@@ -159,6 +169,9 @@ struct tracer_engine_use {
 	uint64_t detaches;	/* times an armed task was let run detached */
 	uint64_t untraced;	/* tasks that could not be traced again:
 				   their later calls are not counted */
+	bool files;		/* its calls were given files too */
+	uint64_t unattributed;	/* data calls it could not give a file
+				   (its bounds were full) */
 	uint64_t correction_ns;	/* subtracted from each call the agent
 				   timed (what dispatch adds, calibrated) */
 	uint64_t dispatch_ns;	/* what each call it handled added to the
@@ -328,8 +341,30 @@ struct fd_desc {
 	uint32_t lbs;		/* logical block size of the device; 0: none */
 };
 
+/*
+ * A file as an engine describes it for an aggregate (the agent engine's
+ * per-file counts): what fd_describe() would have found, or why there
+ * is none.
+ */
+enum tracer_file_state {
+	TRACER_FILE_DESC,		/* desc says what it is */
+	TRACER_FILE_UNRESOLVED,		/* the fd named nothing (EBADF) */
+	TRACER_FILE_UNATTRIBUTED,	/* the engine's bounds were full */
+};
+
+struct tracer_file {
+	enum tracer_file_state state;
+	struct fd_desc desc;
+};
+
 /* Describes fd of tid from /proc.  0 or -errno (ENOENT: no such fd). */
 int fd_describe(pid_t tid, int fd, struct fd_desc *d);
+/*
+ * What d->path names, from its stat (NULL: the stat failed), as
+ * fd_describe() sets it: kind, blksize, logical block size.
+ */
+struct stat;
+void fd_desc_set_stat(struct fd_desc *d, const struct stat *st);
 /* Logical block size of a block device (or its partition's disk); 0. */
 uint32_t fd_logical_block_size(dev_t dev);
 

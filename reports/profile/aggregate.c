@@ -5,7 +5,10 @@
  * had come as an event: counts, errors and their errnos, times, the
  * latency histogram and the I/O bytes.  The times come corrected by the
  * engine (the agent subtracts what dispatch adds, as calibrated), with
- * the raw ones for --raw-time: profile->overhead_ns is not subtracted.  Per-file breakdowns get nothing: an aggregate has no fds.
+ * the raw ones for --raw-time: profile->overhead_ns is not subtracted.
+ * An aggregate with a file is a call's share on that file (the agent's
+ * per-file counts): it goes to the file breakdown's sub-row, keyed as
+ * the sink keys an event's file (files.c), and not to the row again.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +33,50 @@ static void add_times(struct profile_row *r, const struct tracer_aggregate *a)
 		r->hist[b] += a->hist[b];
 }
 
+/* Sums a share into a sub-row, as profile_sub_add() adds its events. */
+static void add_share(struct profile_sub *s, const struct tracer_aggregate *a)
+{
+	s->calls += a->calls;
+	s->timed += a->timed;
+	s->errors += a->errors;
+	s->einval += a->einval;
+	s->time_ns += a->time_ns;
+	s->raw_time_ns += a->raw_time_ns;
+	s->bytes_req += a->bytes_req;
+	s->bytes_done += a->bytes_done;
+	s->short_calls += a->short_calls;
+	if (a->size_max > s->size_max) {
+		s->size_max = a->size_max;
+		s->size_max_calls = 0;
+	}
+	if (a->size_max == s->size_max)
+		s->size_max_calls += a->size_max_calls;
+}
+
+/* A call's share on a file (and file2): its sub-row in the breakdown. */
+static int add_file_share(struct profile *p, const struct profile_row *r,
+			  const struct tracer_aggregate *a)
+{
+	uint32_t file2 = PROFILE_FILE_NONE;
+	struct profile_sub *s;
+	int f1, f2 = 0;
+
+	if (!profile_breakdown(p, &profile_dim_file)->dim)
+		return 0;	/* no file dimension in this profile */
+	f1 = profile_file_from(p, a->file);
+	if (f1 >= 0 && a->file2) {
+		f2 = profile_file_from(p, a->file2);
+		file2 = (uint32_t)f2;
+	}
+	if (f1 < 0 || f2 < 0)
+		return -ENOMEM;
+	s = profile_io_get(p, (uint32_t)f1, file2, (uint32_t)(r - p->rows));
+	if (!s)
+		return -ENOMEM;
+	add_share(s, a);
+	return 0;
+}
+
 int profile_add_aggregate(struct profile *p, const struct tracer_aggregate *a)
 {
 	struct tracer_event ev;
@@ -42,6 +89,8 @@ int profile_add_aggregate(struct profile *p, const struct tracer_aggregate *a)
 	r = profile_event_row(p, &ev);
 	if (!r)
 		return -ENOMEM;
+	if (a->file)
+		return add_file_share(p, r, a);
 	r->calls += a->calls;
 	if (!a->timed)
 		return 0;
@@ -75,6 +124,8 @@ void profile_set_engines(struct profile *p, const struct tracer_engine_use *u)
 	e->ptrace_calls = u->ptrace_calls;
 	e->fallbacks = u->fallbacks;
 	e->untraced = u->untraced;
+	e->files = u->files;
+	e->unattributed = u->unattributed;
 	e->correction_ns = u->correction_ns;
 	e->dispatch_ns = u->dispatch_ns;
 	e->probes = u->probes;

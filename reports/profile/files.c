@@ -19,6 +19,7 @@
 
 #define OTHER_FILES "(other files)"
 #define UNRESOLVED "(unresolved fd)"
+#define UNATTRIBUTED "(unattributed)"	/* an engine's bounds were full */
 
 /* enum fd_kind <-> word, both ways. */
 static const char *const kind_words[] = {
@@ -305,26 +306,49 @@ static void set_path(struct profile_file *f, const char *path, bool cut)
 	profile_clean_text(f->path, true);
 }
 
-static int file_of(struct profile *p, struct fd_cache *c, pid_t tid, int fd)
+/* The index of a file that is no file: UNRESOLVED, UNATTRIBUTED. */
+static int file_named(struct profile *p, const char *what)
 {
 	struct profile_file f;
+
+	memset(&f, 0, sizeof(f));
+	snprintf(f.path, sizeof(f.path), "%s", what);
+	return profile_file_get(p, &f);
+}
+
+/* The index of the file d describes. */
+static int file_desc_get(struct profile *p, const struct fd_desc *d)
+{
+	struct profile_file f;
+
+	memset(&f, 0, sizeof(f));
+	set_path(&f, d->path, d->truncated);
+	f.kind = d->kind;
+	f.flags = pf_flags(d->open_flags);
+	f.blksize = d->blksize;
+	f.lbs = d->lbs;
+	return profile_file_get(p, &f);
+}
+
+int profile_file_from(struct profile *p, const struct tracer_file *tf)
+{
+	if (tf->state == TRACER_FILE_DESC)
+		return file_desc_get(p, &tf->desc);
+	return file_named(p, tf->state == TRACER_FILE_UNRESOLVED ?
+			     UNRESOLVED : UNATTRIBUTED);
+}
+
+static int file_of(struct profile *p, struct fd_cache *c, pid_t tid, int fd)
+{
 	struct fd_desc d;
 	int id = fd_cache_lookup(c, tid, fd);
 
 	if (id >= 0)
 		return id;
-	memset(&f, 0, sizeof(f));
-	if (fd_describe(tid, fd, &d) < 0) {
-		/* EBADF and the like: nothing to cache. */
-		snprintf(f.path, sizeof(f.path), "%s", UNRESOLVED);
-		return profile_file_get(p, &f);
-	}
-	set_path(&f, d.path, d.truncated);
-	f.kind = d.kind;
-	f.flags = pf_flags(d.open_flags);
-	f.blksize = d.blksize;
-	f.lbs = d.lbs;
-	id = profile_file_get(p, &f);
+	/* EBADF and the like: nothing to cache. */
+	if (fd_describe(tid, fd, &d) < 0)
+		return file_named(p, UNRESOLVED);
+	id = file_desc_get(p, &d);
 	if (id >= 0)
 		fd_cache_store(c, tid, fd, id);
 	return id;

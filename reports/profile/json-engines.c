@@ -2,9 +2,11 @@
 /*
  * The "engines" part of the JSON profile, both ways: for a run of the
  * agent engine, the calls the agent and ptrace each counted, the
- * processes and tasks the agent measured, and the first processes left
- * to ptrace with why (struct profile_engines).  Absent for ptrace runs,
- * so their files save as before; optional on load.
+ * processes and tasks the agent measured, the data calls it could give
+ * no file, and the first processes left to ptrace with why (struct
+ * profile_engines).  Absent for ptrace runs, so their files save as
+ * before; optional on load, as is "agent_unattributed_calls" (a run
+ * saved before the agent gave files).
  */
 #include <stdio.h>
 #include <string.h>
@@ -74,6 +76,11 @@ json_t *engines_to_json(const struct profile *p)
 		err |= json_object_set_new(o, fields[i].key,
 				json_integer((json_int_t)(*field(&e, i) >
 					INT64_MAX ? INT64_MAX : *field(&e, i))));
+	if (!err && e.files)
+		err |= json_object_set_new(o, "agent_unattributed_calls",
+				json_integer(e.unattributed > INT64_MAX ?
+					     INT64_MAX :
+					     (json_int_t)e.unattributed));
 	if (!err)
 		err |= json_object_set_new(o, "fallbacks", fallbacks_array(&e));
 	if (err) {
@@ -129,6 +136,11 @@ int load_engines(struct jload *j, struct profile *p, json_t *doc)
 		    jload_u64(j, o, fields[i].key, field(&e, i)) < 0)
 			return -1;
 	if (load_fallbacks(j, &e, o) < 0)
+		return -1;
+	/* Added later: a run saved before has no files for the agent's. */
+	e.files = json_object_get(o, "agent_unattributed_calls") != NULL;
+	if (e.files && jload_u64(j, o, "agent_unattributed_calls",
+				 &e.unattributed) < 0)
 		return -1;
 	jload_pop(j);
 	p->engines = e;

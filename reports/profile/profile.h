@@ -326,6 +326,10 @@ struct profile_engines {
 	uint64_t fallbacks;		/* processes by ptrace alone */
 	uint64_t untraced;		/* tasks not traced again: their
 					   later calls are not counted */
+	bool files;			/* the agent gave its calls files
+					   (a run saved before did not) */
+	uint64_t unattributed;		/* data calls it gave none: its
+					   bounds were full */
 	uint64_t correction_ns;		/* subtracted per call it timed */
 	uint64_t dispatch_ns;		/* wall it added per call it
 					   handled (calibrated) */
@@ -389,7 +393,8 @@ int profile_add(struct profile *p, const struct tracer_event *ev);
 
 /*
  * Accounts calls an engine counted in aggregate (tracer.h), times as
- * measured (aggregate.c).  0 or -ENOMEM.
+ * measured (aggregate.c); one with a file, to that file's sub-row only.
+ * 0 or -ENOMEM.
  */
 int profile_add_aggregate(struct profile *p, const struct tracer_aggregate *a);
 /* Keeps which engine measured what (nothing when !u->known). */
@@ -477,6 +482,11 @@ void profile_set_exit(struct profile *p, int wait_status, int fatal_signal);
  * CPU time, never above the traced wall.
  */
 void profile_untraced(const struct profile *p, struct profile_estimate *e);
+/*
+ * Whether the agent's probes measured what dispatch costs in this run,
+ * with samples enough for the untraced estimate to use it.
+ */
+bool profile_dispatch_measured(const struct profile *p);
 /* Calls that wait for other processes or events (wait4, poll, futex...). */
 bool profile_row_waits(const struct profile_row *r);
 
@@ -545,6 +555,11 @@ profile_file_at(const struct profile_breakdown *b, uint32_t i)
  * absent; past PROFILE_FILES_MAX the "(other files)" key.  -ENOMEM.
  */
 int profile_file_get(struct profile *p, const struct profile_file *f);
+/*
+ * The index of the file an engine described for an aggregate (the same
+ * key fd_describe() would give; "(unresolved fd)", "(unattributed)").
+ */
+int profile_file_from(struct profile *p, const struct tracer_file *tf);
 /* The sub-row of (file, file2, syscall row), added when absent. */
 struct profile_sub *profile_io_get(struct profile *p, uint32_t file,
 				   uint32_t file2, uint32_t row);

@@ -103,8 +103,7 @@ static bool agent_timed(const struct profile *p)
 	       p->engines.agent_calls >= p->engines.ptrace_calls;
 }
 
-/* The probes measured dispatch in this run. */
-static bool dispatch_measured(const struct profile *p)
+bool profile_dispatch_measured(const struct profile *p)
 {
 	return p->engines.known && p->engines.dispatch_run_ns &&
 	       p->engines.probe_samples >= AGENT_PROBE_MIN;
@@ -122,7 +121,7 @@ static void dispatch_added(const struct profile *p, uint64_t *lo,
 	uint64_t calls = en->known ? en->agent_calls : 0, d = en->dispatch_ns;
 	uint64_t err;
 
-	if (dispatch_measured(p)) {
+	if (profile_dispatch_measured(p)) {
 		calls += en->probes;
 		d = en->dispatch_run_ns;
 		err = d * AGENT_PROBE_MARGIN_PCT / 100 +
@@ -212,7 +211,7 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 
 	memset(e, 0, sizeof(*e));
 	e->method = !p->engines.known ? METHOD_STOPS :
-		    dispatch_measured(p) ? METHOD_AGENT_MEASURED :
+		    profile_dispatch_measured(p) ? METHOD_AGENT_MEASURED :
 		    METHOD_AGENT_CALIBRATED;
 	syscall_time(p, e);
 	if (!c->known || !p->wall_ns)
@@ -241,7 +240,7 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 	 * calls may have taken less than the agent measured.
 	 */
 	spread = e->added_hi_ns - e->added_lo_ns;
-	measured = dispatch_measured(p) && !c->many_tasks;
+	measured = profile_dispatch_measured(p) && !c->many_tasks;
 	if (measured && e->wall_lo_ns < minus(minus(p->wall_ns,
 			e->added_hi_ns), e->syscall_ns - e->syscall_lo_ns))
 		e->wall_lo_ns = minus(minus(p->wall_ns, e->added_hi_ns),
@@ -308,7 +307,7 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 	 * spread is ptrace's, for the few calls it timed).
 	 */
 	if (agent_timed(p)) {
-		e->resolution_ns = (dispatch_measured(p) ?
+		e->resolution_ns = (profile_dispatch_measured(p) ?
 				    p->engines.dispatch_run_ns :
 				    p->engines.dispatch_ns) /
 				   AGENT_RESOLUTION_DIV;

@@ -4,8 +4,10 @@
  * agent counts calls inside the programs it was loaded into; ptrace
  * counts the rest (calls before the agent is armed, forks and clones,
  * processes the agent cannot enter), and the lines say how many each
- * counted and which processes were left to ptrace, and why.  Nothing
- * for a run of the ptrace engine.
+ * counted and which processes were left to ptrace, and why, and how
+ * many data calls the agent could give no file (a run saved before it
+ * gave files: that none has one).  Nothing for a run of the ptrace
+ * engine.
  */
 #include <inttypes.h>
 #include "reports/render/render.h"
@@ -40,7 +42,7 @@ void engines_render_header(FILE *f, const struct profile *p)
 		e->agent_calls, e->agent_procs, e->agent_procs == 1 ? "" : "es",
 		e->agent_tasks, e->agent_tasks == 1 ? "" : "s",
 		e->correction_ns, e->ptrace_calls);
-	if (e->dispatch_run_ns && e->probe_samples)
+	if (profile_dispatch_measured(p))
 		fprintf(f, "iotrace: each call the agent handled cost the wall "
 			"%.2f us (+-%.2f), measured in the run by %s probes\n",
 			(double)e->dispatch_run_ns / 1e3,
@@ -53,7 +55,12 @@ void engines_render_header(FILE *f, const struct profile *p)
 			"again: %s later calls are not counted\n", e->untraced,
 			e->untraced == 1 ? "" : "s",
 			e->untraced == 1 ? "its" : "their");
-	if (e->agent_calls)
+	if (e->agent_calls && !e->files)
 		fputs("iotrace: calls the agent counted have no per-file "
 		      "breakdown\n", f);
+	if (e->unattributed)
+		fprintf(f, "iotrace: %" PRIu64 " data call%s the agent counted "
+			"could not be given a file (its tables were full): "
+			"\"(unattributed)\" in the I/O table\n",
+			e->unattributed, e->unattributed == 1 ? "" : "s");
 }
