@@ -136,6 +136,22 @@ test_expect_success PTRACE 'signals every 50 us, inside the handler too: exact' 
 	grep -q "\"agent_probe_samples\": [1-9]" storm.json
 '
 
+# A task asks to be traced again before each fork; a signal stopping it
+# between iotrace's seize and its marker let it go again, and the fork
+# and everything after went uncounted (5 runs of 5 before).  Each clone a
+# signal restarts is counted again, with an error: calls less errors.
+test_expect_success PTRACE 'forks while signals come: every fork counted' '
+	"$IOTRACE" --engine=agent -o forks.txt -- "$HELPERS/sigsys" forks 300 >forks.out &&
+	echo forks=300 >expect &&
+	test_cmp expect forks.out &&
+	! grep -q "could not be traced" forks.txt &&
+	table_counts forks.txt >a &&
+	awk "\$1 == \"clone\" { print \$2 - \$3 }" a >made &&
+	echo 300 >expect &&
+	test_cmp expect made &&
+	grep -q "^wait4 300 0$" a
+'
+
 test_expect_success PTRACE 'EINTR: a read interrupted by a signal' '
 	agrees 1 -- "$HELPERS/sigsys" eintr &&
 	echo eintr=1 >expect &&

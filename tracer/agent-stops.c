@@ -376,6 +376,13 @@ int agent_resume(struct loop *l, pid_t tid, int sig)
 {
 	const struct task *t = task_find(&l->tasks, tid);
 
+	/*
+	 * Seized on request: it stays traced until its marker or execve,
+	 * whatever stops it first (sh's SIGCHLD between the seize and its
+	 * marker detached it again, and its fork went uncounted).
+	 */
+	if (t && t->agent == AGENT_T_ASKED)
+		return AGENT_RESUME_CONT;
 	if (!t || t->agent != AGENT_T_ARMED)
 		return AGENT_RESUME_SYSCALL;
 	if (!l->agent->shm->tracer_pid)
@@ -391,7 +398,8 @@ int agent_resume(struct loop *l, pid_t tid, int sig)
 /*
  * Requests to be traced again (agent-abi.h), looked at when iotrace was
  * signalled: each task is seized as the spawn target seizes its first,
- * known as armed (its next stop is a marker or its execve), and woken.
+ * known as asked (armed; its next stop is its marker or its execve, or a
+ * signal first), and woken.
  */
 void agent_requests(struct loop *l)
 {
@@ -411,7 +419,7 @@ void agent_requests(struct loop *l)
 			t = loop_add_task(l, (pid_t)tid,
 					  (pid_t)s->req[i].pid);
 			if (t)
-				t->agent = AGENT_T_ARMED;
+				t->agent = AGENT_T_ASKED;
 		}
 		__atomic_store_n(&s->req[i].tid, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->req[i].done, 1, __ATOMIC_RELEASE);

@@ -311,6 +311,9 @@ enum {
 	AGENT_T_LOADING_OPEN,	/* the loader opens the agent: hidden */
 	AGENT_T_LOADING,	/* ... and maps it, until it closes the fd
 				   (agent_lo): hidden */
+	AGENT_T_ASKED,		/* armed, seized again on its request: runs
+				   unstopped but traced until its marker or
+				   execve (a signal may stop it first) */
 };
 
 struct __ptrace_syscall_info;

@@ -16,6 +16,8 @@
  *   eintr    a read interrupted by SIGALRM (no SA_RESTART): "eintr=1"
  *   storm    N getppid()s while SIGALRM comes every 50 us, its handler
  *            writing one byte; prints "storm=N signals=S" (S varies)
+ *   forks    N fork()s of a child that exits at once, each reaped,
+ *            while SIGALRM comes every 500 us; prints "forks=N"
  *   spawn    N posix_spawn()s of /bin/true and N vfork()+_exit, reaped
  *   env      prints LD_PRELOAD and IOTRACE_AGENT if set, its open fds,
  *            and "sigsys=dfl" if SIGSYS reads back as the default
@@ -154,6 +156,32 @@ static int mode_storm(int n)
 	return 0;
 }
 
+/* A signal between the agent's request to be traced and its fork. */
+static int mode_forks(int n)
+{
+	struct itimerval it = { { 0, 500 }, { 0, 500 } }, off;
+	struct sigaction sa;
+	int i, done = 0;
+	pid_t pid;
+
+	memset(&sa, 0, sizeof(sa));
+	memset(&off, 0, sizeof(off));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0 && waitpid(pid, NULL, 0) == pid)
+			done++;
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("forks=%d\n", done);
+	return 0;
+}
+
 static int mode_eintr(void)
 {
 	struct itimerval it = { { 0, 0 }, { 0, 20000 } };
@@ -231,6 +259,8 @@ int main(int argc, char **argv)
 		return mode_eintr();
 	if (!strcmp(argv[1], "storm"))
 		return mode_storm(n);
+	if (!strcmp(argv[1], "forks"))
+		return mode_forks(n);
 	if (!strcmp(argv[1], "spawn"))
 		return mode_spawn(n);
 	if (!strcmp(argv[1], "env"))
