@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define AGENT_MAGIC 0x696f74726163656bULL	/* "iotracek" */
-#define AGENT_VERSION 5
+#define AGENT_VERSION 6
 #define AGENT_ENV "IOTRACE_AGENT"	/* path of the shared counters */
 #define AGENT_NR_MAX 1024		/* native syscall numbers counted */
 #define AGENT_HIST_BUCKETS 40		/* log2 ns, as the profile's */
@@ -59,6 +59,7 @@ enum agent_why {
 	AGENT_WHY_SUD,		/* uses Syscall User Dispatch itself */
 	AGENT_WHY_NO_SUD,	/* the kernel refused Syscall User Dispatch */
 	AGENT_WHY_NO_SHM,	/* the shared counters could not be mapped */
+	AGENT_WHY_PERSONALITY,	/* makes i386 (int $0x80) or x32 calls */
 	AGENT_WHY_NWHY,
 };
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -33,6 +34,7 @@
 #endif
 #define SUD_ON 1
 #define SYS_USER_DISPATCH_CODE 2	/* si_code of a dispatched call */
+#define X32_BIT 0x40000000		/* an x32 call's number has it */
 #define SIGSYS_BIT (1ull << (SIGSYS - 1))
 #define ENV_MAX 4096			/* longest variable carried */
 

@@ -540,6 +540,18 @@ void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	(void)sig;
 	if (si->si_code != SYS_USER_DISPATCH_CODE)
 		return foreign_sigsys();
+	/*
+	 * int $0x80 (i386 numbers and registers) or an x32 call: not the
+	 * calls the agent issues and counts.  Issued as native ones they
+	 * would be other calls (i386 getpid, 20, is writev here): the
+	 * process goes back to ptrace, which counts them per personality,
+	 * and the program makes the call itself.
+	 */
+	if (si->si_arch != AUDIT_ARCH_X86_64 || (g[REG_RAX] & X32_BIT)) {
+		mark_traced(AGENT_OP_FALLBACK, AGENT_WHY_PERSONALITY, 1);
+		g[REG_RIP] -= 2;	/* int $0x80 is two bytes too */
+		return;
+	}
 	ta = probe_entry(g, &trip);
 	/*
 	 * Only the clock call itself: a signal handler of the program's can

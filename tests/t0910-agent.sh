@@ -152,6 +152,19 @@ test_expect_success PTRACE 'forks while signals come: every fork counted' '
 	grep -q "^wait4 300 0$" a
 '
 
+# int $0x80 from a 64-bit program: issued as a native call it was another
+# one (i386 getpid, 20, is writev: "int80=wrong" before).  The process
+# goes back to ptrace, which counts it per personality, as strace does.
+test_expect_success PTRACE 'i386 and x32 calls of a 64-bit program: ptrace' '
+	"$HELPERS/int80" 5 >expect &&
+	grep -q "^int80=ok$" expect &&
+	agrees 0 -- "$HELPERS/int80" 5 &&
+	test_cmp expect agent.out &&
+	grep -q "^getpid/i386 5 0$" a &&
+	grep -q "^getpid/x32 1 [01]$" a &&
+	grep -q "measured by ptrace alone: pid [0-9]* (i386 or x32 calls)" agent.txt
+'
+
 test_expect_success PTRACE 'EINTR: a read interrupted by a signal' '
 	agrees 1 -- "$HELPERS/sigsys" eintr &&
 	echo eintr=1 >expect &&
