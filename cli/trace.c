@@ -102,7 +102,9 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 			     "agent does not unwind call sites (yet)", what,
 			     o->engine->name);
 	if (o->engine_auto &&
-	    o->engine->probe(&o->tracer, target))
+	    (o->engine->probe(&o->tracer, target) ||
+	     (o->engine->unsuited &&
+	      o->engine->unsuited(&o->tracer, target))))
 		o->engine = tracer_engine_find("ptrace");
 	if (strcmp(o->engine->name, "ptrace")) {
 		why = o->engine->probe(&o->tracer, target);

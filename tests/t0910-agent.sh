@@ -308,4 +308,19 @@ test_expect_success PTRACE '--engine=auto: the agent where it can run' '
 	grep -q "engine agent" auto.txt
 '
 
+# A command the agent could only leave to ptrace is ptrace's from the
+# start, with its seccomp filter (before: the agent engine, which has
+# none, stopped at every call of it).
+test_expect_success PTRACE '--engine=auto: a static command is ptrace'"'"'s, filtered' '
+	"$IOTRACE" --engine=auto -o auto.txt -- "$HELPERS/static-sigsys" block 3 \
+		>/dev/null &&
+	grep -q "engine seccomp-bpf" auto.txt &&
+	! grep -q "agent counted" auto.txt
+'
+
+test_expect_success PTRACE,M32 '--engine=auto: an i386 command is ptrace'"'"'s, filtered' '
+	"$IOTRACE" --engine=auto -o auto.txt -- "$HELPERS32/compat" 2 &&
+	grep -q "engine seccomp-bpf" auto.txt
+'
+
 test_done

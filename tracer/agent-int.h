@@ -56,6 +56,12 @@ void agent_untrack_all(struct agent_run *ar, bool kill);
 int agent_files_fill(struct agent_files *af);
 void agent_files_deliver(struct agent_run *ar);
 
+/*
+ * The program at path as the agent sees it: AGENT_WHY_NOT_LOADED for a
+ * dynamically linked x86_64 one (the agent can be loaded), else why not
+ * (AGENT_WHY_STATIC, _SETUID, _NOT64).
+ */
+int agent_classify(const char *path);
 /* Why a process fell back, as the header says it ("static binary"). */
 const char *agent_why_text(int why);
 

@@ -329,16 +329,13 @@ void agent_new_task(struct loop *l, pid_t parent)
 	}
 }
 
-/* What kind of program tid runs now, for a fallback: one /proc read. */
-static int classify(pid_t tid)
+int agent_classify(const char *path)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
-	char path[32];
 	struct stat st;
 	int fd, i, why = AGENT_WHY_STATIC;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return AGENT_WHY_NOT_LOADED;
@@ -355,6 +352,15 @@ static int classify(pid_t tid)
 			why = AGENT_WHY_NOT_LOADED;
 	close(fd);
 	return why;
+}
+
+/* What kind of program tid runs now, for a fallback: one /proc read. */
+static int classify(pid_t tid)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)tid);
+	return agent_classify(path);
 }
 
 void agent_exec(struct loop *l, struct task *t)

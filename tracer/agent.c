@@ -96,6 +96,32 @@ static const char *agent_probe(const struct tracer_opts *opts,
 	return tracer_seccomp_unusable(&o);
 }
 
+/*
+ * A command the agent could only hand to ptrace (static, set-user-ID, not
+ * x86_64): ptrace alone, with its seccomp filter, measures it better.
+ * A script's interpreter is what runs: left to the run to find out.
+ */
+static const char *agent_unsuited(const struct tracer_opts *opts,
+				  const struct tracer_target *target)
+{
+	char h[2];
+	FILE *f;
+	size_t n;
+	int why;
+
+	(void)opts;
+	if (target->kind != TARGET_COMMAND)
+		return NULL;
+	f = fopen(target->argv[0], "rb");
+	n = f ? fread(h, 1, sizeof(h), f) : 0;
+	if (f)
+		fclose(f);
+	if (n == sizeof(h) && h[0] == '#' && h[1] == '!')
+		return NULL;
+	why = agent_classify(target->argv[0]);
+	return why == AGENT_WHY_NOT_LOADED ? NULL : agent_why_text(why);
+}
+
 /* From the last calibrate() (agent-calib.c): see struct agent_costs. */
 static struct agent_costs agent_costs;
 
@@ -497,6 +523,7 @@ out_close:
 const struct tracer_engine agent_engine = {
 	.name = "agent",
 	.probe = agent_probe,
+	.unsuited = agent_unsuited,
 	.calibrate = agent_calibrate,
 	.run = agent_run,
 };

@@ -229,6 +229,13 @@ struct tracer_engine {
 	const char *(*probe)(const struct tracer_opts *opts,
 			     const struct tracer_target *target);
 	/*
+	 * Optional, for --engine=auto: NULL, or why the default engine
+	 * would measure a target probe() accepts better (a static command
+	 * the agent could only leave to ptrace).  Cheap, changes nothing.
+	 */
+	const char *(*unsuited)(const struct tracer_opts *opts,
+				const struct tracer_target *target);
+	/*
 	 * The fixed time the engine adds to each timed call, measured now
 	 * as opts would trace (a few ms; it runs a target of its own), for
 	 * the profile to subtract, with its spread and what a call costs
