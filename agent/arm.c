@@ -96,27 +96,40 @@ static int arm(const char *path, long fd)
 /*
  * LD_PRELOAD and IOTRACE_AGENT out of environ: kept for execve, never
  * seen by the program.  The agent is LD_PRELOAD's first entry (iotrace
- * and exec_call put it there); the program's own entries stay.
+ * and exec_call put it there); the program's own entries stay.  The
+ * strings are changed where they are, in the block the kernel shows as
+ * /proc/self/environ: IOTRACE_AGENT and the agent's part of LD_PRELOAD
+ * become NUL bytes there (moving the other variables down would break
+ * pointers a library may keep to them), so a program reading that file
+ * finds neither.
  */
+static void blank(char *from, size_t n)
+{
+	memset(from, 0, n);
+}
+
 static void strip_env(void)
 {
-	static char theirs[ENV_MAX];
 	char **src, **dst;
-	const char *v;
+	size_t len;
+	char *v;
 
 	for (src = dst = environ; *src; src++) {
-		if (agent_named(*src, AGENT_ENV, sizeof(AGENT_ENV) - 1))
+		len = strlen(*src);
+		if (agent_named(*src, AGENT_ENV, sizeof(AGENT_ENV) - 1)) {
+			blank(*src, len);
 			continue;
+		}
 		if (agent_named(*src, "LD_PRELOAD", 10)) {
 			v = *src + 11 + agent_path_len;
-			if (!*v)
+			if (!*v) {
+				blank(*src, len);
 				continue;
-			if (*v == ':' &&
-			    (size_t)snprintf(theirs, sizeof(theirs),
-					     "LD_PRELOAD=%s", v + 1) <
-				    sizeof(theirs)) {
-				*dst++ = theirs;
-				continue;
+			}
+			if (*v == ':') {	/* "LD_PRELOAD=theirs" */
+				memmove(*src + 11, v + 1, strlen(v + 1) + 1);
+				blank(*src + len - agent_path_len - 1,
+				      agent_path_len + 1);
 			}
 		}
 		*dst++ = *src;

@@ -19,7 +19,8 @@
  *   forks    N fork()s of a child that exits at once, each reaped,
  *            while SIGALRM comes every 500 us; prints "forks=N"
  *   spawn    N posix_spawn()s of /bin/true and N vfork()+_exit, reaped
- *   env      prints LD_PRELOAD and IOTRACE_AGENT if set, its open fds,
+ *   env      prints LD_PRELOAD and IOTRACE_AGENT if set (in environ, then
+ *            in /proc/self/environ), its open fds,
  *            and "sigsys=dfl" if SIGSYS reads back as the default
  * Writes go to /dev/null; output to stdout.
  */
@@ -217,6 +218,23 @@ static int mode_spawn(int n)
 	return 0;
 }
 
+/* The same variables in /proc/self/environ, as the kernel shows them. */
+static void proc_environ(void)
+{
+	static char buf[1 << 16];
+	size_t n, i;
+	FILE *f = fopen("/proc/self/environ", "r");
+
+	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	for (i = 0; i < n; i += strlen(buf + i) + 1)
+		if (!strncmp(buf + i, "LD_PRELOAD=", 11) ||
+		    !strncmp(buf + i, "IOTRACE_AGENT=", 14))
+			printf("proc %s\n", buf + i);
+}
+
 static int mode_env(void)
 {
 	struct sigaction sa;
@@ -228,6 +246,7 @@ static int mode_env(void)
 		if (!strncmp(*e, "LD_PRELOAD=", 11) ||
 		    !strncmp(*e, "IOTRACE_AGENT=", 14))
 			printf("%s\n", *e);
+	proc_environ();
 	dir = opendir("/proc/self/fd");
 	while (dir && (d = readdir(dir)))
 		if (d->d_name[0] != '.' && atoi(d->d_name) != dirfd(dir))
