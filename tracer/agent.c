@@ -420,9 +420,6 @@ static void probe_stats(const struct agent_probe *pr,
 /* The agents' counters, one aggregate per syscall they counted. */
 static void deliver(struct agent_run *ar)
 {
-	{ struct agent_row *a = &ar->shm->rows[1000], *b = &ar->shm->rows[1001]; uint64_t n = a->bytes_done ? a->bytes_done : 1, m = ar->shm->probe.samples ? ar->shm->probe.samples : 1;
-	if (getenv("PROBE_DEBUG")) fprintf(stderr, "gap mean %lu span mean %lu | probe c %lu h %lu\n", a->bytes_req / n, a->short_calls / n, b->bytes_req / m, b->bytes_done / m); }
-	if (getenv("PROBE_DEBUG")) fprintf(stderr, "gap sum %lu n %lu mean %lu span %lu\n", ar->shm->rows[1000].bytes_req, ar->shm->rows[1000].bytes_done, ar->shm->rows[1000].bytes_done ? ar->shm->rows[1000].bytes_req / ar->shm->rows[1000].bytes_done : 0, ar->shm->rows[1000].short_calls);
 	const struct agent_row *r;
 	struct tracer_aggregate a;
 	int nr, i;

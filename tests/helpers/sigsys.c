@@ -134,25 +134,32 @@ static int mode_signals(int n)
 	return 0;
 }
 
+/* SIGALRM every us microseconds, caught by on_signal (SA_RESTART); 0: off. */
+static void alarms(long us)
+{
+	struct itimerval it = { { 0, us }, { 0, us } };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	if (us)
+		sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
 /*
  * Signals land anywhere: in the loop, in the agent's handler, between a
  * probe and its call again.
  */
 static int mode_storm(int n)
 {
-	struct itimerval it = { { 0, 50 }, { 0, 50 } }, off;
-	struct sigaction sa;
 	int i;
 
-	memset(&sa, 0, sizeof(sa));
-	memset(&off, 0, sizeof(off));
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGALRM, &sa, NULL);
-	setitimer(ITIMER_REAL, &it, NULL);
+	alarms(50);
 	for (i = 0; i < n; i++)
 		getppid();
-	setitimer(ITIMER_REAL, &off, NULL);
+	alarms(0);
 	printf("storm=%d signals=%d\n", i, (int)got);
 	return 0;
 }
@@ -160,17 +167,10 @@ static int mode_storm(int n)
 /* A signal between the agent's request to be traced and its fork. */
 static int mode_forks(int n)
 {
-	struct itimerval it = { { 0, 500 }, { 0, 500 } }, off;
-	struct sigaction sa;
 	int i, done = 0;
 	pid_t pid;
 
-	memset(&sa, 0, sizeof(sa));
-	memset(&off, 0, sizeof(off));
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGALRM, &sa, NULL);
-	setitimer(ITIMER_REAL, &it, NULL);
+	alarms(500);
 	for (i = 0; i < n; i++) {
 		pid = fork();
 		if (pid == 0)
@@ -178,7 +178,7 @@ static int mode_forks(int n)
 		if (pid > 0 && waitpid(pid, NULL, 0) == pid)
 			done++;
 	}
-	setitimer(ITIMER_REAL, &off, NULL);
+	alarms(0);
 	printf("forks=%d\n", done);
 	return 0;
 }
