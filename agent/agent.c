@@ -179,8 +179,15 @@ static void timed_call(int nr, greg_t *g, uint64_t t[2])
 	agent_files_after(nr, AGENT_ACT_TIME, t[1] - t[0], g);
 }
 
-/* The ordinary case: issue the call as the program made it. */
-static void generic(int nr, greg_t *g)
+/*
+ * The ordinary case: issue the call as the program made it, and count
+ * it once it returns, as ptrace and strace do: a call still blocked when
+ * its process is killed, or its thread is by another thread's execve,
+ * is not counted (it was: `timeout -s KILL 0.2 sleep 5` counted sleep's
+ * clock_nanosleep).  counted: already (an execve, which on success
+ * never returns).
+ */
+static void run_call(int nr, greg_t *g, bool counted)
 {
 	uint8_t act = shm->act[nr];
 	uint64_t t[2];
@@ -190,13 +197,19 @@ static void generic(int nr, greg_t *g)
 		agent_files_after(nr, act, 0, g);
 		return;
 	}
-	add(&shm->rows[nr].calls, 1);
 	if (act == AGENT_ACT_COUNT) {
 		g[REG_RAX] = issue(g);
 		agent_files_after(nr, act, 0, g);
-		return;
+	} else {
+		timed_call(nr, g, t);
 	}
-	timed_call(nr, g, t);
+	if (!counted)
+		add(&shm->rows[nr].calls, 1);
+}
+
+static void generic(int nr, greg_t *g)
+{
+	run_call(nr, g, false);
 }
 
 /*
@@ -209,8 +222,8 @@ static void probed(int nr, greg_t *g, uint64_t ta, uint64_t trip)
 
 	if (!ta && probe_launch(g))
 		return;
-	add(&shm->rows[nr].calls, 1);
 	timed_call(nr, g, t);
+	add(&shm->rows[nr].calls, 1);
 	if (ta)
 		probe_done(trip, ta, t[0], t[1]);
 }
@@ -420,7 +433,9 @@ static void exec_call(int nr, greg_t *g)
 	while (envp && envp[n])
 		n++;
 	if (n > 65536) {	/* too many to copy on the stack: as is */
-		generic(nr, g);
+		if (shm->act[nr] != AGENT_ACT_SKIP)
+			add(&shm->rows[nr].calls, 1);
+		run_call(nr, g, true);
 		return;
 	}
 	{
@@ -430,7 +445,9 @@ static void exec_call(int nr, greg_t *g)
 		g[envreg] = (greg_t)out;
 		sigsys_for_exec(true);
 		attach_me();	/* the loader's calls are ptrace's */
-		generic(nr, g);
+		if (shm->act[nr] != AGENT_ACT_SKIP)
+			add(&shm->rows[nr].calls, 1);
+		run_call(nr, g, true);
 		sigsys_for_exec(false);
 		g[envreg] = (greg_t)envp;
 	}

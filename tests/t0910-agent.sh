@@ -165,6 +165,14 @@ test_expect_success PTRACE 'i386 and x32 calls of a 64-bit program: ptrace' '
 	grep -q "measured by ptrace alone: pid [0-9]* (i386 or x32 calls)" agent.txt
 '
 
+# A call counts once it returns, as ptrace and strace count it: not a
+# pause() whose thread another thread's execve ends (counted before).
+test_expect_success PTRACE 'a call that never returns is not counted' '
+	agrees 10 -- "$HELPERS/threxec" "$HELPERS/forker" 3 ||
+	{ grep -v ^futex p >p2 && grep -v ^futex a >a2 && test_cmp p2 a2; } &&
+	! grep -q "^pause" a
+'
+
 test_expect_success PTRACE 'EINTR: a read interrupted by a signal' '
 	agrees 1 -- "$HELPERS/sigsys" eintr &&
 	echo eintr=1 >expect &&
