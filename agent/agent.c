@@ -519,7 +519,8 @@ static bool native_call(int nr)
 static bool falls_back(int nr, const greg_t *g)
 {
 	if (nr == SYS_seccomp ||
-	    (nr == SYS_prctl && g[REG_RDI] == PR_SET_SECCOMP)) {
+	    (nr == SYS_prctl && (g[REG_RDI] == PR_SET_SECCOMP ||
+				 g[REG_RDI] == PR_GET_SECCOMP))) {
 		mark_traced(AGENT_OP_FALLBACK, AGENT_WHY_SECCOMP, 1);
 		return true;
 	}

@@ -173,6 +173,20 @@ test_expect_success PTRACE 'a call that never returns is not counted' '
 	! grep -q "^pause" a
 '
 
+# The marker filter is a seccomp filter: PR_GET_SECCOMP read 2 and strict
+# mode failed with EINVAL under the agent ("strict: Invalid argument",
+# exit 3).  The agent hands such a process to ptrace, which answers as
+# under its own filter (ownfilter.c).
+test_expect_success PTRACE 'PR_GET_SECCOMP and strict mode: as untraced' '
+	for how in prctl seccomp; do
+		{ "$HELPERS/seccomp-strict" $how 2 >expect; echo "exit $?" >>expect; } &&
+		agrees 0 -- "$HELPERS/seccomp-strict" $how 2 &&
+		echo "exit 0" >>agent.out &&
+		test_cmp expect agent.out &&
+		grep -q "^PR_GET_SECCOMP: 0$" agent.out || return 1
+	done
+'
+
 test_expect_success PTRACE 'EINTR: a read interrupted by a signal' '
 	agrees 1 -- "$HELPERS/sigsys" eintr &&
 	echo eintr=1 >expect &&

@@ -254,6 +254,8 @@ int agent_plan(struct loop *l)
 		err = export_bpf(ctx, &l->plan);
 	seccomp_release(ctx);
 	l->plan.no_new_privs = geteuid() != 0;
+	/* A filter all the same: PR_GET_SECCOMP, strict mode... */
+	plan_mark_seccomp(&l->plan);
 	return err < 0 ? err : 0;
 }
 

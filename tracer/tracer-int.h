@@ -76,6 +76,12 @@ struct plan {
 
 int plan_build(struct plan *pl, const struct tracer_opts *opts);
 void plan_release(struct plan *pl);
+/*
+ * A plan built without iotrace's filter for a run that has another (the
+ * agent engine's markers'): a program's own seccomp calls are seen at
+ * entry (ACT_SECCOMP) and answered as under the filter (ownfilter.c).
+ */
+void plan_mark_seccomp(struct plan *pl);
 
 static inline uint8_t plan_action(const struct plan *pl, uint32_t arch, int nr)
 {
