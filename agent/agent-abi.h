@@ -59,7 +59,8 @@ enum agent_why {
 	AGENT_WHY_SUD,		/* uses Syscall User Dispatch itself */
 	AGENT_WHY_NO_SUD,	/* the kernel refused Syscall User Dispatch */
 	AGENT_WHY_NO_SHM,	/* the shared counters could not be mapped */
-	AGENT_WHY_PERSONALITY,	/* makes i386 (int $0x80) or x32 calls */
+	AGENT_WHY_PERSONALITY,	/* makes i386 (int $0x80), x32 calls, or
+				   calls of numbers outside rows[] */
 	AGENT_WHY_NWHY,
 };
 

@@ -563,9 +563,11 @@ void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	 * calls the agent issues and counts.  Issued as native ones they
 	 * would be other calls (i386 getpid, 20, is writev here): the
 	 * process goes back to ptrace, which counts them per personality,
-	 * and the program makes the call itself.
+	 * and the program makes the call itself.  So does a number outside
+	 * the agent's table (-1, 5000: ptrace counts them as syscall_N).
 	 */
-	if (si->si_arch != AUDIT_ARCH_X86_64 || (g[REG_RAX] & X32_BIT)) {
+	if (si->si_arch != AUDIT_ARCH_X86_64 || (g[REG_RAX] & X32_BIT) ||
+	    (!in_clock && (nr < 0 || nr >= AGENT_NR_MAX))) {
 		mark_traced(AGENT_OP_FALLBACK, AGENT_WHY_PERSONALITY, 1);
 		g[REG_RIP] -= 2;	/* int $0x80 is two bytes too */
 		return;

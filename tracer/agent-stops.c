@@ -58,7 +58,7 @@ static const char *const why_texts[AGENT_WHY_NWHY] = {
 	[AGENT_WHY_SUD] = "uses Syscall User Dispatch itself",
 	[AGENT_WHY_NO_SUD] = "Syscall User Dispatch refused",
 	[AGENT_WHY_NO_SHM] = "shared counters not mapped",
-	[AGENT_WHY_PERSONALITY] = "i386 or x32 calls",
+	[AGENT_WHY_PERSONALITY] = "i386, x32 or unknown calls",
 };
 
 const char *agent_why_text(int why)
