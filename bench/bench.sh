@@ -88,7 +88,9 @@ for spec in "dd bs=1024 count=20000|run dd bs=1024 count=20000 of=$work/lat.out|
 	round=1
 	while [ $round -le "$REPS" ]; do
 		# shellcheck disable=SC2086
-		"$IOTRACE" -o t.txt --truth $iot_cmd >/dev/null 2>&1
+		# The ptrace engine's figures (bench/agent.sh has the agent's;
+		# `run` alone would take it).
+		"$IOTRACE" --engine=ptrace -o t.txt --truth $iot_cmd >/dev/null 2>&1
 		set -- $(truth_line t.txt)
 		echo "${1:-0}" >>truth; echo "${2:-0}" >>iot
 		# shellcheck disable=SC2086

@@ -40,8 +40,10 @@ echo "$cases" | while IFS='|' read -r name args single; do
 	# The last case's dirty pages are written back now, not during this
 	# case's untraced runs (seen: dd bs=64K untraced as slow as traced).
 	sync
-	"$IOTRACE" --baseline="$REPS" --save p.json -o /dev/null "$@" \
-		>/dev/null 2>&1 </dev/null || :
+	# The ptrace engine's estimate, as for the commands (`run` alone
+	# would take the agent).
+	"$IOTRACE" --engine=ptrace --baseline="$REPS" --save p.json \
+		-o /dev/null "$@" >/dev/null 2>&1 </dev/null || :
 	python3 - "$name" "$single" <<'PY' >>part3.json
 import json, sys
 name, single = sys.argv[1], sys.argv[2] == "1"

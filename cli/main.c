@@ -77,8 +77,9 @@ static void print_help(void)
 	       "                     instead of only where needed\n"
 	       "      --no-pin       do not keep iotrace and a lone tracee on\n"
 	       "                     one CPU\n"
-	       "      --engine=E     ptrace (default); agent: an in-process\n"
-	       "                     agent (Syscall User Dispatch) counts and\n"
+	       "      --engine=E     ptrace (default; run and sweep ... run:\n"
+	       "                     auto); agent: an in-process agent\n"
+	       "                     (Syscall User Dispatch) counts and\n"
 	       "                     times the calls of dynamic x86_64\n"
 	       "                     programs, ptrace the rest; auto: the\n"
 	       "                     agent where it can run, else ptrace\n"
@@ -241,10 +242,24 @@ static int parse_baseline(const char *arg)
 static void parse_engine(struct cli_opts *o, const char *arg)
 {
 	o->engine_auto = !strcmp(arg, "auto");
+	o->engine_given = true;
 	o->engine = tracer_engine_find(o->engine_auto ? "agent" : arg);
 	if (!o->engine)
 		usage_error("--engine: expected ptrace, agent or auto, got "
 			    "'%s'", arg);
+}
+
+/*
+ * A built-in workload is iotrace's own code in a fork of it: none of what
+ * the agent changes for a program (its SIGSYS handler in /proc, the
+ * loader's allocations) is there to see, and the agent times the
+ * workloads' short calls where ptrace cannot (bench-agent).  So `run`
+ * and its sweeps use auto unless --engine said otherwise.
+ */
+void cli_workload_engine(struct cli_opts *o)
+{
+	if (!o->engine_given)
+		parse_engine(o, "auto");
 }
 
 static void parse_option(struct cli_opts *o, int c, char **argv)

@@ -339,6 +339,22 @@ test_expect_success PTRACE '--engine=auto: the agent where it can run' '
 	grep -q "engine agent" auto.txt
 '
 
+# Built-in workloads are iotrace's own code: auto unless --engine says.
+test_expect_success PTRACE 'run and its sweeps: auto by default' '
+	"$IOTRACE" -o run.txt run bufwrite buf=0 total=100 of=/dev/null &&
+	grep -q "^iotrace: engine agent" run.txt &&
+	grep -q "^iotrace: the agent counted 10[0-9] calls" run.txt &&
+	"$IOTRACE" --engine=ptrace -o run.txt run bufwrite buf=0 total=100 \
+		of=/dev/null &&
+	grep -q "^iotrace: engine seccomp-bpf" run.txt &&
+	"$IOTRACE" -k -o run.txt run bufwrite buf=0 total=100 of=/dev/null &&
+	grep -q "^iotrace: engine seccomp-bpf" run.txt &&
+	mkdir -p sw &&
+	"$IOTRACE" -o sweep.txt sweep --repeat 1 --save-dir sw bs=1k run dd \
+		size=8k of=/dev/null &&
+	grep -q "\"engine\": \"agent\"" sw/bs=1k.json
+'
+
 # A command the agent could only leave to ptrace is ptrace's from the
 # start, with its seccomp filter (before: the agent engine, which has
 # none, stopped at every call of it).
