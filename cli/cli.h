@@ -21,7 +21,7 @@ struct cli_opts {
 	struct report_opts report;	/* -S, --format, --raw-time ... */
 	const struct tracer_engine *engine; /* what traces: the default */
 	bool engine_auto;		/* --engine=auto: agent where it can */
-	bool engine_given;		/* --engine= was on the command line */
+	bool engine_given;		/* --engine= on the command line */
 	struct tracer_opts tracer;	/* -f, -e trace= ... */
 	struct syscall_set trace_set;	/* storage for tracer.trace */
 	const char *trace_expr;		/* -e trace=EXPR as given; NULL */
