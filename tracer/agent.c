@@ -97,6 +97,31 @@ static const char *agent_probe(const struct tracer_opts *opts,
 }
 
 /*
+ * The first n bytes of the command at path into h: how many were read,
+ * or HEAD_SCRIPT for a "#!" script (its interpreter is what runs).
+ */
+#define HEAD_SCRIPT (-1)
+static int command_head(const char *path, unsigned char *h, size_t n)
+{
+	FILE *f = fopen(path, "rb");
+	size_t got = f ? fread(h, 1, n, f) : 0;
+
+	if (f)
+		fclose(f);
+	return got >= 2 && h[0] == '#' && h[1] == '!' ? HEAD_SCRIPT : (int)got;
+}
+
+/* Whether the dynamic loader can preload the agent into path's program. */
+static bool preloadable(const char *path)
+{
+	unsigned char h[5];
+	int n = command_head(path, h, sizeof(h));
+
+	return n == HEAD_SCRIPT ||
+	       (n == (int)sizeof(h) && !memcmp(h, "\177ELF", 4) && h[4] == 2);
+}
+
+/*
  * A command the agent could only hand to ptrace (static, set-user-ID, not
  * x86_64): ptrace alone, with its seccomp filter, measures it better.
  * A script's interpreter is what runs: left to the run to find out.
@@ -104,19 +129,12 @@ static const char *agent_probe(const struct tracer_opts *opts,
 static const char *agent_unsuited(const struct tracer_opts *opts,
 				  const struct tracer_target *target)
 {
-	char h[2];
-	FILE *f;
-	size_t n;
+	unsigned char h[2];
 	int why;
 
 	(void)opts;
-	if (target->kind != TARGET_COMMAND)
-		return NULL;
-	f = fopen(target->argv[0], "rb");
-	n = f ? fread(h, 1, sizeof(h), f) : 0;
-	if (f)
-		fclose(f);
-	if (n == sizeof(h) && h[0] == '#' && h[1] == '!')
+	if (target->kind != TARGET_COMMAND ||
+	    command_head(target->argv[0], h, sizeof(h)) == HEAD_SCRIPT)
 		return NULL;
 	why = agent_classify(target->argv[0]);
 	return why == AGENT_WHY_NOT_LOADED ? NULL : agent_why_text(why);
@@ -257,20 +275,6 @@ int agent_plan(struct loop *l)
 	/* A filter all the same: PR_GET_SECCOMP, strict mode... */
 	plan_mark_seccomp(&l->plan);
 	return err < 0 ? err : 0;
-}
-
-/* Whether the dynamic loader can preload the agent into path's program. */
-static bool preloadable(const char *path)
-{
-	unsigned char h[5];
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
-
-	if (f)
-		fclose(f);
-	if (n >= 2 && h[0] == '#' && h[1] == '!')
-		return true;
-	return n == sizeof(h) && !memcmp(h, "\177ELF", 4) && h[4] == 2;
 }
 
 /*

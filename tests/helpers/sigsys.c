@@ -183,13 +183,14 @@ static int mode_forks(int n)
 	return 0;
 }
 
-static int mode_eintr(void)
+static int mode_eintr(int n)
 {
 	struct itimerval it = { { 0, 0 }, { 0, 20000 } };
 	struct sigaction sa;
 	int p[2];
 	char c;
 
+	(void)n;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGALRM, &sa, NULL);
@@ -235,13 +236,14 @@ static void proc_environ(void)
 			printf("proc %s\n", buf + i);
 }
 
-static int mode_env(void)
+static int mode_env(int n)
 {
 	struct sigaction sa;
 	struct dirent *d;
 	DIR *dir;
 	char **e;
 
+	(void)n;
 	for (e = environ; *e; e++)
 		if (!strncmp(*e, "LD_PRELOAD=", 11) ||
 		    !strncmp(*e, "IOTRACE_AGENT=", 14))
@@ -259,30 +261,27 @@ static int mode_env(void)
 	return 0;
 }
 
+/* The modes; eintr and env take no count. */
+static const struct {
+	const char *name;
+	int (*run)(int n);
+} modes[] = {
+	{ "block", mode_block }, { "handler", mode_handler },
+	{ "thandler", mode_thandler }, { "signals", mode_signals },
+	{ "eintr", mode_eintr }, { "storm", mode_storm },
+	{ "forks", mode_forks }, { "spawn", mode_spawn }, { "env", mode_env },
+};
+
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 0;
+	size_t i;
 
 	devnull = open("/dev/null", O_WRONLY);
 	if (argc < 2 || devnull < 0)
 		return 2;
-	if (!strcmp(argv[1], "block"))
-		return mode_block(n);
-	if (!strcmp(argv[1], "handler"))
-		return mode_handler(n);
-	if (!strcmp(argv[1], "thandler"))
-		return mode_thandler(n);
-	if (!strcmp(argv[1], "signals"))
-		return mode_signals(n);
-	if (!strcmp(argv[1], "eintr"))
-		return mode_eintr();
-	if (!strcmp(argv[1], "storm"))
-		return mode_storm(n);
-	if (!strcmp(argv[1], "forks"))
-		return mode_forks(n);
-	if (!strcmp(argv[1], "spawn"))
-		return mode_spawn(n);
-	if (!strcmp(argv[1], "env"))
-		return mode_env();
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(argv[1], modes[i].name))
+			return modes[i].run(n);
 	return 2;
 }
