@@ -53,15 +53,23 @@ endif
 
 all: iotrace build/iotrace-agent.so
 
-# The agent engine's in-process agent (agent/agent.c): a plain shared
-# object, no project code, found beside iotrace or in build/.  No RELRO:
-# the loader's mprotect for it would be one more call to hide.
-AGENT_SRCS = agent/agent.c agent/arm.c agent/probe.c agent/files.c
+# The agent engine's in-process agent (agent/agent.c): a shared object
+# with no project code and no libc, which iotrace maps into a program
+# itself (tracer/agent-inject.c: only relative relocations, checked here)
+# or dlopen()s (built-in workloads); found beside iotrace or in build/.
+AGENT_SRCS = agent/agent.c agent/arm.c agent/probe.c agent/files.c agent/libc.c
 build/iotrace-agent.so: $(AGENT_SRCS) agent/agent-int.h agent/agent-abi.h | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -I. -D_GNU_SOURCE -std=gnu11 -Wall -Wextra -Werror $(CFLAGS) \
-		-fPIC -shared -fvisibility=hidden -Wl,-z,norelro $(LDFLAGS) -o $@ \
+		-fPIC -shared -fvisibility=hidden -nostdlib -ffreestanding \
+		-fno-stack-protector -fno-sanitize=all -Wl,-z,norelro \
+		-Wl,-Bsymbolic -Wl,--hash-style=both $(LDFLAGS) -o $@.tmp \
 		$(AGENT_SRCS)
+	@if readelf -rW $@.tmp | grep -q 'R_X86_64_' && \
+	    readelf -rW $@.tmp | grep 'R_X86_64_' | grep -qv 'R_X86_64_RELATIVE'; then \
+		echo "$@: relocations other than R_X86_64_RELATIVE" >&2; \
+		readelf -rW $@.tmp >&2; rm -f $@.tmp; exit 1; fi
+	@mv $@.tmp $@
 
 iotrace: $(CLI_OBJS) build/libiotrace.a
 	@echo '  LINK    $@'

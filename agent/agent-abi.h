@@ -23,8 +23,7 @@
 #include <stdint.h>
 
 #define AGENT_MAGIC 0x696f74726163656bULL	/* "iotracek" */
-#define AGENT_VERSION 6
-#define AGENT_ENV "IOTRACE_AGENT"	/* path of the shared counters */
+#define AGENT_VERSION 7
 #define AGENT_NR_MAX 1024		/* native syscall numbers counted */
 #define AGENT_HIST_BUCKETS 40		/* log2 ns, as the profile's */
 #define AGENT_ERRNO_SLOTS 4
@@ -45,12 +44,33 @@ enum agent_op {
 				   armed again at its exit */
 };
 
+/*
+ * How the agent gets into a program (tracer/agent-inject.c): after each
+ * execve, before the program's first instruction, the tracer maps the
+ * agent's image into it, fills AGENT_SYM_CFG and runs AGENT_SYM_BOOT on
+ * the program's stack.  Boot arms the agent (HELLO, ... ARMED or
+ * FALLBACK) and never returns: at its last marker the tracer puts the
+ * program's registers back.  A built-in workload (a fork of iotrace,
+ * which dlopen()s the agent) calls AGENT_SYM_START with the counters'
+ * fd instead.
+ */
+#define AGENT_SYM_BOOT "iotrace_agent_boot"
+#define AGENT_SYM_START "iotrace_agent_start"
+#define AGENT_SYM_CFG "iotrace_agent_cfg"
+#define AGENT_SYM_VBLOCKED "iotrace_agent_vblocked"
+#define AGENT_SYM_REGION "iotrace_agent_region"	/* HELLO's region */
+#define AGENT_VBLOCKED_SLOTS 64	/* threads with SIGSYS blocked at once */
+struct agent_cfg {
+	char shm_path[64];	/* /proc/PID/fd/N: the counters (boot) */
+	uint64_t clock_fn;	/* the process's clock_gettime (vDSO), or 0:
+				   the agent makes the call itself */
+};
+
 /* Why a process is measured by ptrace rather than the agent. */
 enum agent_why {
 	AGENT_WHY_NONE = 0,
-	AGENT_WHY_NOT_LOADED,	/* the dynamic loader did not load it */
-	AGENT_WHY_STATIC,	/* a static binary: nothing is preloaded */
-	AGENT_WHY_SETUID,	/* set-user-ID: the loader ignores it */
+	AGENT_WHY_NOT_LOADED,	/* the agent could not be mapped into it */
+	AGENT_WHY_SETUID,	/* set-user-ID: not entered */
 	AGENT_WHY_NOT64,	/* not an x86_64 program */
 	AGENT_WHY_SIGSYS_IGNORED,	/* SIGSYS ignored when it started */
 	AGENT_WHY_SIGSYS_BLOCKED,	/* SIGSYS blocked when it started */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by the agent's files only (agent.c: the SIGSYS handler, arm.c:
- * arming, the environment, files.c: per-file counts): its syscall stub
+ * arming, files.c: per-file counts, probe.c: the dispatch cost, libc.c:
+ * string functions; no libc is linked): its syscall stub
  * and code region,
  * the state both use.  What iotrace shares with the agent is
  * agent-abi.h.
@@ -36,10 +37,10 @@
 #define SYS_USER_DISPATCH_CODE 2	/* si_code of a dispatched call */
 #define X32_BIT 0x40000000		/* an x32 call's number has it */
 #define SIGSYS_BIT (1ull << (SIGSYS - 1))
-#define ENV_MAX 4096			/* longest variable carried */
 
 #define SA_RESTORER_FLAG 0x04000000
-#define TLS __thread __attribute__((tls_model("initial-exec")))
+/* What iotrace finds by name in the agent (agent-abi.h). */
+#define AGENT_EXPORT __attribute__((visibility("default")))
 
 /*
  * The code region: every syscall the agent makes is the one instruction
@@ -69,10 +70,8 @@ struct ksigaction {
 };
 
 extern struct agent_shm *shm;		/* the counters, mapped shared */
-extern char preload_env[ENV_MAX];	/* "LD_PRELOAD=agent[:theirs]" */
-extern size_t agent_path_len;		/* of the agent's path in it */
-extern char shm_env[ENV_MAX];		/* "IOTRACE_AGENT=path" */
 extern struct ksigaction sigsys_orig;	/* what the program would see */
+extern struct agent_cfg iotrace_agent_cfg;	/* from iotrace */
 
 /* CLOCK_MONOTONIC through the vDSO, in ns (agent.c). */
 uint64_t now_ns(void);
@@ -99,7 +98,5 @@ void on_sigsys(int sig, siginfo_t *si, void *ctx);
  */
 void agent_files_init(void);
 void agent_files_after(int nr, int act, uint64_t ns, const greg_t *g);
-/* Whether var is "name=...". */
-bool agent_named(const char *var, const char *name, size_t len);
 
 #endif

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * The in-process agent (build/iotrace-agent.so): loaded into a traced
- * program with LD_PRELOAD by the agent engine (tracer/agent.c), it turns
- * on Syscall User Dispatch for the program and receives every syscall as
- * SIGSYS.  The handler issues the call itself from the agent's own code
- * region (the one range dispatch lets through), times it with the vDSO's
- * CLOCK_MONOTONIC and adds it to counters shared with iotrace
- * (agent-abi.h): no stop and no extra syscall per call.  An armed task
- * runs detached from ptrace; before a fork, clone, execve or fallback it
- * asks iotrace to trace it again (attach_me()), and ptrace does the rest
- * (following children, arming them, the loader's calls after execve);
- * the agent tells it what it does with marker calls.
+ * The in-process agent (build/iotrace-agent.so): mapped into a traced
+ * program by the agent engine after each execve, before the program's
+ * first instruction (tracer/agent-inject.c), it turns on Syscall User
+ * Dispatch for the program and receives every syscall as SIGSYS, the
+ * dynamic loader's too.  The handler issues the call itself from the
+ * agent's own code region (the one range dispatch lets through), times
+ * it with the vDSO's CLOCK_MONOTONIC and adds it to counters shared with
+ * iotrace (agent-abi.h): no stop and no extra syscall per call.  An armed
+ * task runs detached from ptrace; before a fork, clone, execve or
+ * fallback it asks iotrace to trace it again (attach_me()), and ptrace
+ * does the rest (following children, arming them, mapping the agent into
+ * the next program); the agent tells it what it does with marker calls.
  *
- * What the program must not notice: LD_PRELOAD and IOTRACE_AGENT are
- * taken out of its environment (and put back into every execve's); the
+ * What the program must not notice: nothing is added to its environment
+ * and the dynamic loader knows nothing of the agent (no library, no TLS,
+ * no allocation of the loader's: its calls are as untraced); the
  * shared counters leave no descriptor open; SIGSYS stays its own: a
  * program that ignores or blocks SIGSYS at start, installs a SIGSYS
  * handler or a seccomp filter, or uses dispatch itself, is handed back to
@@ -26,14 +28,16 @@
  * are run by the program natively under ptrace, which arms the task
  * again at their exit and arms every new task; so are the CPU mask calls
  * (ptrace keeps its same-CPU placement invisible).  Only the native x86_64
- * personality; no libc call that could make a syscall from the handler.
+ * personality; no libc at all (libc.c has the string functions).
  */
 #include "agent/agent-int.h"
 
 /* The code region (declared in agent-int.h). */
 __asm__(".pushsection .text.iotrace_agent,\"ax\",@progbits\n"
 	".globl agent_region_start\n.hidden agent_region_start\n"
+	".globl iotrace_agent_region\n"	/* iotrace finds it by name */
 	"agent_region_start:\n"
+	"iotrace_agent_region:\n"
 	".globl agent_sys6\n.hidden agent_sys6\n"
 	".type agent_sys6,@function\n"
 	"agent_sys6:\n"
@@ -59,26 +63,89 @@ __asm__(".pushsection .text.iotrace_agent,\"ax\",@progbits\n"
 
 
 struct agent_shm *shm;
-char preload_env[ENV_MAX];
-size_t agent_path_len;
-char shm_env[ENV_MAX];
 struct ksigaction sigsys_orig;
+AGENT_EXPORT struct agent_cfg iotrace_agent_cfg;
+/* The threads whose program blocked SIGSYS (their tids; 0: free): per
+   thread, with no TLS (no loader gives the agent any); iotrace copies a
+   parent's entry to its new task. */
+AGENT_EXPORT int32_t iotrace_agent_vblocked[AGENT_VBLOCKED_SLOTS];
 static uint8_t mask_has_sigsys[65];	/* per signal: its handler's
 					   sa_mask had SIGSYS */
-static TLS int in_clock;		/* in now_ns(): a clock_gettime
-					   dispatched is the vDSO's own */
-static TLS int sigsys_vblocked;		/* the program blocked SIGSYS */
 static void mark_traced(long op, long a, long b);
 static void attach_me(void);
 
+/*
+ * What now_ns() puts in its timespec before the clock call: when the
+ * vDSO cannot read the clock it makes the syscall, which is dispatched
+ * again; the handler knows it for the agent's own by this content (an
+ * invalid tv_nsec) in a buffer on its own stack (clock_nested()).
+ */
+#define CLOCK_MAGIC_SEC 0x696f7472
+#define CLOCK_MAGIC_NSEC 0x6163656b
+
 uint64_t now_ns(void)
 {
-	struct timespec ts;
+	int (*fn)(clockid_t, struct timespec *) =
+		(int (*)(clockid_t, struct timespec *))(uintptr_t)
+		iotrace_agent_cfg.clock_fn;
+	struct timespec ts = { CLOCK_MAGIC_SEC, CLOCK_MAGIC_NSEC };
 
-	in_clock = 1;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	in_clock = 0;
+	if (fn)
+		fn(CLOCK_MONOTONIC, &ts);
+	else
+		sys3(SYS_clock_gettime, CLOCK_MONOTONIC, &ts, 0);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Whether a dispatched clock_gettime is now_ns()'s own (see above): its
+ * buffer above this handler's frame on the same stack (so reading it is
+ * safe), still holding the marks.  A signal handler of the program's
+ * interrupting now_ns() makes its own calls with its own buffers.
+ */
+static bool clock_nested(const greg_t *g)
+{
+	const struct timespec *ts = (const struct timespec *)g[REG_RSI];
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+
+	return g[REG_RAX] == SYS_clock_gettime &&
+	       g[REG_RDI] == CLOCK_MONOTONIC &&
+	       (uintptr_t)ts - here < 65536 &&
+	       ts->tv_sec == CLOCK_MAGIC_SEC &&
+	       ts->tv_nsec == CLOCK_MAGIC_NSEC;
+}
+
+static bool vblocked(int32_t tid)
+{
+	int i;
+
+	for (i = 0; i < AGENT_VBLOCKED_SLOTS; i++)
+		if (__atomic_load_n(&iotrace_agent_vblocked[i],
+				    __ATOMIC_RELAXED) == tid)
+			return true;
+	return false;
+}
+
+/* tid's SIGSYS blocked (on) or not; past the slots, not kept. */
+static void vblock_set(int32_t tid, bool on)
+{
+	int32_t *slot = iotrace_agent_vblocked, cur;
+	int i;
+
+	for (i = 0; i < AGENT_VBLOCKED_SLOTS; i++)
+		if (__atomic_load_n(&slot[i], __ATOMIC_RELAXED) == tid) {
+			if (!on)
+				__atomic_store_n(&slot[i], 0,
+						 __ATOMIC_RELAXED);
+			return;
+		}
+	for (i = 0; on && i < AGENT_VBLOCKED_SLOTS; i++) {
+		cur = 0;
+		if (__atomic_compare_exchange_n(&slot[i], &cur, tid, false,
+						__ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return;
+	}
 }
 
 static void add(uint64_t *p, uint64_t n)
@@ -240,7 +307,8 @@ static void sigprocmask_call(greg_t *g, ucontext_t *uc)
 {
 	uint64_t *set = (uint64_t *)g[REG_RSI], *old = (uint64_t *)g[REG_RDX];
 	uint64_t copy, now_mask;
-	int how = (int)g[REG_RDI], was = sigsys_vblocked, now = was;
+	int32_t tid = (int32_t)sys0(SYS_gettid);
+	int how = (int)g[REG_RDI], was = vblocked(tid), now = was;
 
 	if (set && g[REG_R10] == 8) {
 		copy = *set;
@@ -256,7 +324,8 @@ static void sigprocmask_call(greg_t *g, ucontext_t *uc)
 	g[REG_RSI] = (greg_t)set;
 	if (g[REG_RAX] != 0)
 		return;
-	sigsys_vblocked = now;
+	if (now != was)
+		vblock_set(tid, now);
 	if (old && was)
 		*old |= SIGSYS_BIT;
 	if (set && agent_sys6(SYS_rt_sigprocmask, SIG_BLOCK, 0,
@@ -347,7 +416,7 @@ static bool sigaction_call(greg_t *g)
  * it (ignored, blocked), not as the agent keeps it; on == false puts the
  * agent's back after a failed execve.
  */
-static void sigsys_for_exec(bool on)
+static void sigsys_for_exec(bool on, bool blocked)
 {
 	struct ksigaction ign = { SIG_IGN, 0, NULL, 0 };
 	struct ksigaction sa = { (void *)on_sigsys, SA_SIGINFO |
@@ -358,99 +427,25 @@ static void sigsys_for_exec(bool on)
 	if (sigsys_orig.handler == SIG_IGN)
 		agent_sys6(SYS_rt_sigaction, SIGSYS, (long)(on ? &ign : &sa), 0,
 			   8, 0, 0);
-	if (sigsys_vblocked)
+	if (blocked)
 		agent_sys6(SYS_rt_sigprocmask, on ? SIG_BLOCK : SIG_UNBLOCK,
 			   (long)&bit, 0, 8, 0, 0);
 }
 
-/* Whether path is a program the agent can be preloaded into. */
-static bool preloadable(const char *path)
-{
-	unsigned char h[sizeof(Elf64_Ehdr)];
-	long fd, n;
-
-	fd = agent_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC,
-			0, 0, 0);
-	if (fd < 0)
-		return true;	/* execve will say why */
-	n = sys3(SYS_read, fd, h, sizeof(h));
-	sys3(SYS_close, fd, 0, 0);
-	if (n >= 2 && h[0] == '#' && h[1] == '!')
-		return true;
-	if (n < (long)sizeof(h) || memcmp(h, ELFMAG, SELFMAG))
-		return true;
-	return h[EI_CLASS] == ELFCLASS64 &&
-	       ((Elf64_Ehdr *)h)->e_machine == EM_X86_64;
-}
-
-bool agent_named(const char *var, const char *name, size_t len)
-{
-	return !strncmp(var, name, len) && var[len] == '=';
-}
-
 /*
- * The environment execve passes on, in out (room for n + 3): the
- * program's, with LD_PRELOAD and IOTRACE_AGENT as the agent needs them
- * (the program's own LD_PRELOAD after the agent's).
+ * execve and execveat: counted before (on success nothing comes back).
+ * iotrace maps the agent into the new program at the call's exit.
  */
-static void carry_env(char *const *envp, char **out, char *buf, bool load)
-{
-	const char *theirs = NULL;
-	size_t n = 0;
-
-	for (; envp && *envp; envp++) {
-		if (agent_named(*envp, "LD_PRELOAD", 10))
-			theirs = *envp + 11;
-		else if (!agent_named(*envp, AGENT_ENV, sizeof(AGENT_ENV) - 1))
-			out[n++] = *envp;
-	}
-	if (load) {
-		memcpy(buf, preload_env, 11 + agent_path_len);
-		buf[11 + agent_path_len] = '\0';
-		if (theirs && *theirs &&
-		    11 + agent_path_len + 1 + strlen(theirs) < ENV_MAX) {
-			buf[11 + agent_path_len] = ':';
-			memcpy(buf + 12 + agent_path_len, theirs,
-			       strlen(theirs) + 1);
-		}
-		out[n++] = buf;
-		out[n++] = shm_env;
-	} else if (theirs) {
-		out[n++] = (char *)theirs - 11;
-	}
-	out[n] = NULL;
-}
-
-/* execve and execveat: counted before (on success nothing comes back). */
 static void exec_call(int nr, greg_t *g)
 {
-	int envreg = nr == SYS_execve ? REG_RDX : REG_R10;
-	char *const *envp = (char *const *)g[envreg];
-	bool load = nr != SYS_execve || preloadable((const char *)g[REG_RDI]);
-	char buf[ENV_MAX];
-	size_t n = 0;
+	bool blocked = vblocked((int32_t)sys0(SYS_gettid));
 
-	while (envp && envp[n])
-		n++;
-	if (n > 65536) {	/* too many to copy on the stack: as is */
-		if (shm->act[nr] != AGENT_ACT_SKIP)
-			add(&shm->rows[nr].calls, 1);
-		run_call(nr, g, true);
-		return;
-	}
-	{
-		char *out[n + 3];
-
-		carry_env(envp, out, buf, load);
-		g[envreg] = (greg_t)out;
-		sigsys_for_exec(true);
-		attach_me();	/* the loader's calls are ptrace's */
-		if (shm->act[nr] != AGENT_ACT_SKIP)
-			add(&shm->rows[nr].calls, 1);
-		run_call(nr, g, true);
-		sigsys_for_exec(false);
-		g[envreg] = (greg_t)envp;
-	}
+	sigsys_for_exec(true, blocked);
+	attach_me();
+	if (shm->act[nr] != AGENT_ACT_SKIP)
+		add(&shm->rows[nr].calls, 1);
+	run_call(nr, g, true);
+	sigsys_for_exec(false, blocked);
 }
 
 /*
@@ -567,7 +562,7 @@ void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	 * the agent's table (-1, 5000: ptrace counts them as syscall_N).
 	 */
 	if (si->si_arch != AUDIT_ARCH_X86_64 || (g[REG_RAX] & X32_BIT) ||
-	    (!in_clock && (nr < 0 || nr >= AGENT_NR_MAX))) {
+	    nr < 0 || nr >= AGENT_NR_MAX) {
 		mark_traced(AGENT_OP_FALLBACK, AGENT_WHY_PERSONALITY, 1);
 		g[REG_RIP] -= 2;	/* int $0x80 is two bytes too */
 		return;
@@ -575,15 +570,16 @@ void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	ta = probe_entry(g, &trip);
 	/*
 	 * Only the clock call itself: a signal handler of the program's can
-	 * run while in_clock is set, and its calls are its own (its
-	 * rt_sigreturn issued here would take the handler's stack for its
-	 * frame and kill the program).
+	 * run inside now_ns(), and its calls are its own (its rt_sigreturn
+	 * issued here would take the handler's stack for its frame and kill
+	 * the program).
 	 */
-	if ((in_clock && nr == SYS_clock_gettime) || nr < 0 ||
-	    nr >= AGENT_NR_MAX) {
+	if (nr == SYS_clock_gettime && clock_nested(g)) {
 		g[REG_RAX] = issue(g);
 		return;
 	}
+	if (nr == SYS_exit)	/* the thread's SIGSYS wish goes with it */
+		vblock_set((int32_t)sys0(SYS_gettid), false);
 	if (nr == SYS_rt_sigreturn) {
 		if (shm->act[nr] != AGENT_ACT_SKIP)
 			add(&shm->rows[nr].calls, 1);

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Arming the agent (agent.c is the handler): in a program started by
- * iotrace, the constructor takes LD_PRELOAD and IOTRACE_AGENT out of
- * the environment, says HELLO (its code region) to iotrace, checks that
- * SIGSYS is free, maps the shared counters, installs the handler, turns
- * Syscall User Dispatch on and says ARMED, or FALLBACK with why.  In a
- * function iotrace runs in a fork of itself (a built-in workload),
- * iotrace_agent_start() does the same with the counters' fd.
+ * Arming the agent (agent.c is the handler): in a program iotrace has
+ * mapped it into, iotrace_agent_boot() says HELLO (its code region) to
+ * iotrace, checks that SIGSYS is free, maps the shared counters, installs
+ * the handler, turns Syscall User Dispatch on and says ARMED, or FALLBACK
+ * with why.  In a function iotrace runs in a fork of itself (a built-in
+ * workload), iotrace_agent_start() does the same with the counters' fd.
  */
 #include "agent/agent-int.h"
 
@@ -94,83 +93,26 @@ static int arm(const char *path, long fd)
 }
 
 /*
- * LD_PRELOAD and IOTRACE_AGENT out of environ: kept for execve, never
- * seen by the program.  The agent is LD_PRELOAD's first entry (iotrace
- * and exec_call put it there); the program's own entries stay.  The
- * strings are changed where they are, in the block the kernel shows as
- * /proc/self/environ: IOTRACE_AGENT and the agent's part of LD_PRELOAD
- * become NUL bytes there (moving the other variables down would break
- * pointers a library may keep to them), so a program reading that file
- * finds neither.
+ * The entry iotrace runs in a program it has just mapped the agent into
+ * (tracer/agent-inject.c), on the program's stack before its first
+ * instruction: the counters' path and the clock are in iotrace_agent_cfg.
+ * The last marker (ARMED or FALLBACK) never returns here: iotrace puts
+ * the program's registers back at it.
  */
-static void blank(char *from, size_t n)
+AGENT_EXPORT __attribute__((noreturn)) void iotrace_agent_boot(void)
 {
-	memset(from, 0, n);
-}
-
-static void strip_env(void)
-{
-	char **src, **dst;
-	size_t len;
-	char *v;
-
-	for (src = dst = environ; *src; src++) {
-		len = strlen(*src);
-		if (agent_named(*src, AGENT_ENV, sizeof(AGENT_ENV) - 1)) {
-			blank(*src, len);
-			continue;
-		}
-		if (agent_named(*src, "LD_PRELOAD", 10)) {
-			v = *src + 11 + agent_path_len;
-			if (!*v) {
-				blank(*src, len);
-				continue;
-			}
-			if (*v == ':') {	/* "LD_PRELOAD=theirs" */
-				memmove(*src + 11, v + 1, strlen(v + 1) + 1);
-				blank(*src + len - agent_path_len - 1,
-				      agent_path_len + 1);
-			}
-		}
-		*dst++ = *src;
-	}
-	*dst = NULL;
-}
-
-/* What iotrace passed: the counters' path and the preload entry. */
-static bool take_env(void)
-{
-	const char *path = getenv(AGENT_ENV), *pre = getenv("LD_PRELOAD");
-	size_t n;
-
-	if (!path || !pre)
-		return false;
-	n = strcspn(pre, ": ");
-	if ((size_t)snprintf(shm_env, sizeof(shm_env), "%s=%s", AGENT_ENV,
-			     path) >= sizeof(shm_env) ||
-	    (size_t)snprintf(preload_env, sizeof(preload_env),
-			     "LD_PRELOAD=%.*s", (int)n, pre) >=
-		    sizeof(preload_env))
-		return false;
-	agent_path_len = n;
-	return true;
-}
-
-__attribute__((constructor)) static void agent_init(void)
-{
-	if (!take_env())
-		return;	/* not started by iotrace (or iotrace itself) */
-	strip_env();
-	arm(shm_env + sizeof(AGENT_ENV), -1);
+	arm(iotrace_agent_cfg.shm_path, -1);
+	for (;;)
+		__asm__ volatile("hlt");
 }
 
 /*
  * For a function run in a child iotrace forked (a built-in workload):
- * the agent was loaded into iotrace before the fork, and the counters
- * are fd, closed here.  0, or -1 when the child falls back to ptrace.
+ * the agent was dlopen()ed into iotrace before the fork (iotrace filled
+ * iotrace_agent_cfg's clock), and the counters are fd, closed here.  0,
+ * or -1 when the child falls back to ptrace.
  */
-__attribute__((visibility("default"))) int iotrace_agent_start(int fd)
+AGENT_EXPORT int iotrace_agent_start(int fd)
 {
 	return arm(NULL, fd);
 }
-

@@ -26,7 +26,7 @@ file_rows() {
 # Runs a command line under both engines, its output to out.txt both
 # times: the per-file rows must agree, and the agent must have counted.
 same_files() {
-	"$IOTRACE" -o ptrace.csv --format=csv-breakdown "$@" >out.txt 2>&1 &&
+	"$IOTRACE" --engine=ptrace -o ptrace.csv --format=csv-breakdown "$@" >out.txt 2>&1 &&
 	"$IOTRACE" --engine=agent -o agent.csv --format=csv-breakdown \
 		--save agent.json "$@" >out.txt 2>&1 &&
 	grep -q "\"agent_calls\": [1-9]" agent.json &&
@@ -142,7 +142,7 @@ test_expect_success PTRACE 'saved and loaded back: the same I/O table' '
 '
 
 test_expect_success PTRACE 'diff against the ptrace run: no file differs' '
-	"$IOTRACE" -o /dev/null --save p.json -- "$HELPERS/fdswap" dup2 A B 20 &&
+	"$IOTRACE" --engine=ptrace -o /dev/null --save p.json -- "$HELPERS/fdswap" dup2 A B 20 &&
 	"$IOTRACE" --engine=agent -o /dev/null --save a.json -- "$HELPERS/fdswap" dup2 A B 20 &&
 	"$IOTRACE" diff --format=json p.json a.json >d.json &&
 	grep -q "\"breakdowns\": \[\]" d.json

@@ -1,18 +1,40 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by the agent engine's files only: tracer/agent.c (the engine:
- * the shared counters, the environment, the run), tracer/agent-stops.c
- * (what the stop loop does for it: markers, arming, fallbacks) and
- * tracer/agent-files.c (the per-file counts).  The layout they share
+ * the shared counters, the run), tracer/agent-stops.c (what the stop
+ * loop does for it: markers, arming, fallbacks), tracer/agent-inject.c
+ * (mapping the agent into a program) and tracer/agent-files.c (the
+ * per-file counts).  The layout they share
  * with the agent itself is agent/agent-abi.h.
  */
 #ifndef IOTRACE_AGENT_INT_H
 #define IOTRACE_AGENT_INT_H
 
+#include <elf.h>
 #include "agent/agent-abi.h"
 #include "tracer/tracer-int.h"
 
 #define AGENT_DETACHED_MAX 256	/* detached processes waited for */
+
+/*
+ * The agent as iotrace maps it into a program (agent-inject.c): its
+ * segments laid out from offset 0, where its symbols are, its relative
+ * relocations; read once per run.
+ */
+struct agent_image {
+	unsigned char *bytes;		/* span bytes, as mapped at 0 */
+	unsigned char *scratch;		/* span more: relocated, configured */
+	size_t span;			/* page-rounded */
+	uint64_t text_lo, text_len;	/* the code's pages */
+	uint64_t boot, cfg, vblocked;	/* AGENT_SYM_* offsets */
+	uint64_t region;		/* the code region's (HELLO's) */
+	Elf64_Rela *rela;		/* R_X86_64_RELATIVE only */
+	size_t nrela;
+	uint64_t vdso_clock;		/* clock_gettime's offset in the
+					   vDSO; 0: none */
+};
+int agent_image_load(struct agent_image *im, const char *path);
+void agent_image_release(struct agent_image *im);
 
 /* One run of the agent engine. */
 struct agent_run {
@@ -20,7 +42,9 @@ struct agent_run {
 	int shm_fd;			/* their memfd, close-on-exec */
 	struct tracer_engine_use *use;	/* in the run's result */
 	const struct tracer_sink *sink;	/* where events go on to */
-	const char *so;			/* the agent's path, as preloaded */
+	const char *so;			/* the agent's path */
+	struct agent_image image;	/* what is mapped into programs */
+	char shm_path[64];		/* the counters, for the agent */
 	bool first_seen;		/* the first task has stopped */
 	/* Processes running detached, and a pidfd of each (agent-wait.c) */
 	pid_t detached_pid[AGENT_DETACHED_MAX];
@@ -57,9 +81,22 @@ int agent_files_fill(struct agent_files *af);
 void agent_files_deliver(struct agent_run *ar);
 
 /*
- * The program at path as the agent sees it: AGENT_WHY_NOT_LOADED for a
- * dynamically linked x86_64 one (the agent can be loaded), else why not
- * (AGENT_WHY_STATIC, _SETUID, _NOT64).
+ * The agent's way into a program (agent-inject.c), from execve's exit
+ * stop: start() makes the first step (false: not started), step() the
+ * next ones at the injected calls' exits, done() puts the program's
+ * registers back at boot's last marker; inherit() gives a new task its
+ * parent's SIGSYS, when the program blocked it.
+ */
+bool agent_inject_start(struct loop *l, struct task *t);
+void agent_inject_step(struct loop *l, struct task *t, int64_t ret);
+void agent_inject_done(struct task *t);
+void agent_inject_inherit(const struct loop *l, const struct task *p,
+			  const struct task *c);
+
+/*
+ * The program at path as the agent sees it: AGENT_WHY_NONE for an x86_64
+ * ELF program (the agent can be mapped into it), else why not
+ * (AGENT_WHY_NOT_LOADED: not a program; _SETUID, _NOT64).
  */
 int agent_classify(const char *path);
 /* Why a process fell back, as the header says it ("static binary"). */

@@ -48,7 +48,6 @@ struct sud_config {
 static const char *const why_texts[AGENT_WHY_NWHY] = {
 	[AGENT_WHY_NONE] = "",
 	[AGENT_WHY_NOT_LOADED] = "agent not loaded",
-	[AGENT_WHY_STATIC] = "static binary",
 	[AGENT_WHY_SETUID] = "set-user-ID or set-group-ID program",
 	[AGENT_WHY_NOT64] = "not an x86_64 program",
 	[AGENT_WHY_SIGSYS_IGNORED] = "SIGSYS ignored at start",
@@ -167,9 +166,13 @@ static void on_marker(struct loop *l, struct task *t, const uint64_t *a)
 		t->agent_len = a[3];
 		break;
 	case AGENT_OP_ARMED:
+		if (t->agent_booting)
+			agent_inject_done(t);
 		armed(l, t);
 		break;
 	case AGENT_OP_FALLBACK:
+		if (t->agent_booting)
+			agent_inject_done(t);
 		sud_set(t->tid, t, false);
 		t->agent = AGENT_T_OFF;
 		t->agent_why = (uint8_t)a[2];
@@ -185,32 +188,11 @@ static void on_marker(struct loop *l, struct task *t, const uint64_t *a)
 }
 
 /*
- * Whether the call at entry opens the agent's file: the loader loading
- * it (a few calls after each execve, before the agent runs).  The path
- * is read with one process_vm_readv.
- */
-static bool opens_agent(const struct loop *l, const struct task *t,
-			uint64_t nr, const uint64_t *args)
-{
-	size_t n = strlen(l->agent->so) + 1;
-	char buf[PATH_MAX];
-	struct iovec local = { buf, n }, remote;
-
-	if (t->arch != AUDIT_ARCH_X86_64 || n > sizeof(buf) ||
-	    (nr != SYS_openat && nr != SYS_open))
-		return false;
-	remote.iov_base = (void *)(uintptr_t)args[nr == SYS_open ? 0 : 1];
-	remote.iov_len = n;
-	return process_vm_readv(t->tid, &local, 1, &remote, 1, 0) ==
-	       (ssize_t)n && !memcmp(buf, l->agent->so, n);
-}
-
-/*
  * Whether the call at entry is none of the program's: a marker, a call
- * from the agent's region, the loader loading the agent, iotrace's own
- * child loading the filter.
+ * from the agent's region, iotrace's calls mapping the agent, iotrace's
+ * own child loading the filter.
  */
-static bool hidden_entry(struct loop *l, struct task *t,
+static bool hidden_entry(struct task *t,
 			 const struct __ptrace_syscall_info *info)
 {
 	uint64_t nr = info->entry.nr;
@@ -220,18 +202,9 @@ static bool hidden_entry(struct loop *l, struct task *t,
 	switch (t->agent) {
 	case AGENT_T_PRE:
 		return nr != SYS_execve && nr != SYS_execveat;
-	case AGENT_T_LOADING_OPEN:
+	case AGENT_T_INJ_MAP:
+	case AGENT_T_INJ_PROT:
 		return true;
-	case AGENT_T_LOADING:
-		if (nr == SYS_close && a[0] == t->agent_lo)
-			t->agent = AGENT_T_NONE;
-		return true;
-	case AGENT_T_NONE:
-		if (opens_agent(l, t, nr, a)) {
-			t->agent = AGENT_T_LOADING_OPEN;
-			return true;
-		}
-		break;
 	}
 	return is_marker(info->arch, nr, a) ||
 	       in_region(t, info->instruction_pointer);
@@ -242,7 +215,7 @@ bool agent_syscall_stop(struct loop *l, struct task *t,
 {
 	switch (info->op) {
 	case PTRACE_SYSCALL_INFO_ENTRY:
-		if (!hidden_entry(l, t, info)) {
+		if (!hidden_entry(t, info)) {
 			if (t->agent == AGENT_T_NATIVE)
 				t->agent = AGENT_T_NATIVE_IN;
 			return false;
@@ -265,9 +238,16 @@ bool agent_syscall_stop(struct loop *l, struct task *t,
 
 void agent_after_exit(struct loop *l, struct task *t, int64_t ret)
 {
-	if (t->agent == AGENT_T_LOADING_OPEN) {
-		t->agent = ret >= 0 ? AGENT_T_LOADING : AGENT_T_NONE;
-		t->agent_lo = (uint64_t)ret;
+	switch (t->agent) {
+	case AGENT_T_INJECT:	/* execve's exit, the new program's start */
+		if (!agent_inject_start(l, t)) {
+			t->agent = AGENT_T_NONE;
+			t->agent_why = AGENT_WHY_NOT_LOADED;
+		}
+		return;
+	case AGENT_T_INJ_MAP:
+	case AGENT_T_INJ_PROT:
+		agent_inject_step(l, t, ret);
 		return;
 	}
 	if (t->agent != AGENT_T_NATIVE_IN)
@@ -319,6 +299,7 @@ void agent_new_task(struct loop *l, pid_t parent)
 	case AGENT_T_NATIVE:
 	case AGENT_T_NATIVE_IN:
 		c->agent = AGENT_T_ARM_ME;
+		agent_inject_inherit(l, p, c);
 		break;
 	case AGENT_T_OFF:
 	case AGENT_T_DISARM_ME:
@@ -332,9 +313,8 @@ void agent_new_task(struct loop *l, pid_t parent)
 int agent_classify(const char *path)
 {
 	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
 	struct stat st;
-	int fd, i, why = AGENT_WHY_STATIC;
+	int fd, why = AGENT_WHY_NONE;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -342,14 +322,10 @@ int agent_classify(const char *path)
 	if (fstat(fd, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
 		why = AGENT_WHY_SETUID;
 	else if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+		 memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 		 eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 		 eh.e_machine != EM_X86_64)
 		why = AGENT_WHY_NOT64;
-	for (i = 0; why == AGENT_WHY_STATIC && i < eh.e_phnum && i < 64; i++)
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff +
-		    (uint64_t)i * eh.e_phentsize)) == sizeof(ph) &&
-		    ph.p_type == PT_INTERP)
-			why = AGENT_WHY_NOT_LOADED;
 	close(fd);
 	return why;
 }
@@ -367,9 +343,10 @@ void agent_exec(struct loop *l, struct task *t)
 {
 	if (t->agent == AGENT_T_NONE && t->agent_why)
 		record_fallback(l, t->tid, t->agent_why);
-	t->agent = AGENT_T_NONE;
-	t->agent_lo = t->agent_len = 0;
+	t->agent_lo = t->agent_len = t->agent_base = 0;
+	t->agent_booting = false;
 	t->agent_why = (uint8_t)classify(t->tid);
+	t->agent = t->agent_why ? AGENT_T_NONE : AGENT_T_INJECT;
 }
 
 void agent_gone(struct loop *l, struct task *t)

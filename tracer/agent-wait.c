@@ -79,6 +79,15 @@ bool agent_wait_detached(struct loop *l)
 			agent_untrack_all(ar, true);
 			return false;
 		}
+		/*
+		 * A request the loop took in its last turn, or one since:
+		 * the loop's last waitpid may have failed (no task) in the
+		 * same turn as it seized the asker, which then waited in
+		 * its stop while iotrace polled for its exit.
+		 */
+		agent_requests(l);
+		if (l->tasks.count)
+			return true;
 		prune(ar);
 		if (!ar->ndetached)
 			return false;
@@ -86,10 +95,6 @@ bool agent_wait_detached(struct loop *l)
 			p[i].fd = ar->detached_fd[i];
 			p[i].events = POLLIN;
 		}
-		if (poll(p, ar->ndetached, -1) < 0 && errno == EINTR) {
-			agent_requests(l);
-			if (l->tasks.count)
-				return true;
-		}
+		poll(p, ar->ndetached, -1);	/* EINTR: a request */
 	}
 }

@@ -4,10 +4,11 @@
  * each traced program (agent/agent.c, iotrace-agent.so) that counts and
  * times the calls itself through Syscall User Dispatch, without a stop.
  * ptrace still starts the command, follows forks, threads and execs,
- * delivers signals, reaps, and counts what the agent cannot: the calls
- * before it is armed (the dynamic loader's), forks and clones (run by the
- * program itself), and whole processes it cannot enter (static, set-user-
- * ID, 32-bit programs, SIGSYS not free, a seccomp filter of their own).
+ * maps the agent into each new program before its first instruction
+ * (agent-inject.c), delivers signals, reaps, and counts what the agent
+ * cannot: forks and clones (run by the program itself), and whole
+ * processes it cannot enter (set-user-ID and 32-bit programs, SIGSYS not
+ * free, a seccomp filter of their own).
  * An armed task runs detached; its agent asks to be traced again (a
  * request slot in the shared memory and a signal that interrupts the
  * loop's wait) before anything ptrace must see.
@@ -15,12 +16,11 @@
  *
  * The agent is found beside the iotrace binary, then in build/ below it
  * (a source tree), then one directory up (unit tests in build/tests/).
- * A command gets it through LD_PRELOAD and the counters' path through
- * IOTRACE_AGENT (a /proc path to iotrace's memfd: no file is left behind
- * and no descriptor in the program); both are set in iotrace's own
- * environment only for the fork, and the agent takes them out of the
- * program's.  A function target (a built-in workload) gets the agent
- * dlopen()ed into iotrace before the fork and armed in the child.  The
+ * A program gets the counters' path in the agent's configuration (a
+ * /proc path to iotrace's memfd: no file is left behind and no
+ * descriptor in the program); nothing is added to its environment.  A
+ * function target (a built-in workload) gets the agent dlopen()ed into
+ * iotrace before the fork and armed in the child.  The
  * counters are read once, at the end, and given to the sink as
  * aggregates; the sink sees ptrace's calls as events, as ever.
  */
@@ -97,47 +97,30 @@ static const char *agent_probe(const struct tracer_opts *opts,
 }
 
 /*
- * The first n bytes of the command at path into h: how many were read,
- * or HEAD_SCRIPT for a "#!" script (its interpreter is what runs).
- */
-#define HEAD_SCRIPT (-1)
-static int command_head(const char *path, unsigned char *h, size_t n)
-{
-	FILE *f = fopen(path, "rb");
-	size_t got = f ? fread(h, 1, n, f) : 0;
-
-	if (f)
-		fclose(f);
-	return got >= 2 && h[0] == '#' && h[1] == '!' ? HEAD_SCRIPT : (int)got;
-}
-
-/* Whether the dynamic loader can preload the agent into path's program. */
-static bool preloadable(const char *path)
-{
-	unsigned char h[5];
-	int n = command_head(path, h, sizeof(h));
-
-	return n == HEAD_SCRIPT ||
-	       (n == (int)sizeof(h) && !memcmp(h, "\177ELF", 4) && h[4] == 2);
-}
-
-/*
- * A command the agent could only hand to ptrace (static, set-user-ID, not
+ * A command the agent could only hand to ptrace (set-user-ID, not
  * x86_64): ptrace alone, with its seccomp filter, measures it better.
- * A script's interpreter is what runs: left to the run to find out.
+ * A "#!" script's interpreter is what runs: left to the run to find out.
  */
 static const char *agent_unsuited(const struct tracer_opts *opts,
 				  const struct tracer_target *target)
 {
-	unsigned char h[2];
+	unsigned char h[2] = { 0 };
+	FILE *f;
 	int why;
 
 	(void)opts;
-	if (target->kind != TARGET_COMMAND ||
-	    command_head(target->argv[0], h, sizeof(h)) == HEAD_SCRIPT)
+	if (target->kind != TARGET_COMMAND)
 		return NULL;
-	why = agent_classify(target->argv[0]);
-	return why == AGENT_WHY_NOT_LOADED ? NULL : agent_why_text(why);
+	f = fopen(target->argv[0], "rb");
+	if (f && fread(h, 1, sizeof(h), f) == sizeof(h) && h[0] == '#' &&
+	    h[1] == '!')
+		why = AGENT_WHY_NONE;
+	else
+		why = agent_classify(target->argv[0]);
+	if (f)
+		fclose(f);
+	return why == AGENT_WHY_NONE || why == AGENT_WHY_NOT_LOADED ? NULL :
+	       agent_why_text(why);
 }
 
 /* From the last calibrate() (agent-calib.c): see struct agent_costs. */
@@ -277,42 +260,6 @@ int agent_plan(struct loop *l)
 	return err < 0 ? err : 0;
 }
 
-/*
- * LD_PRELOAD (the agent first, then the user's) and IOTRACE_AGENT in
- * iotrace's environment, for the fork of the command only; *old keeps
- * the user's LD_PRELOAD to put back.
- */
-static int env_set(const struct agent_run *ar, char **old)
-{
-	const char *user = getenv("LD_PRELOAD");
-	char shm_path[64], *pre;
-	int err = 0;
-
-	*old = user ? strdup(user) : NULL;
-	if (user && !*old)
-		return -ENOMEM;
-	snprintf(shm_path, sizeof(shm_path), "/proc/%d/fd/%d", (int)getpid(),
-		 ar->shm_fd);
-	if (asprintf(&pre, "%s%s%s", agent_so(), user && *user ? ":" : "",
-		     user ? user : "") < 0)
-		return -ENOMEM;
-	if (setenv("LD_PRELOAD", pre, 1) < 0 ||
-	    setenv(AGENT_ENV, shm_path, 1) < 0)
-		err = -errno;
-	free(pre);
-	return err;
-}
-
-static void env_restore(char *old)
-{
-	if (old)
-		setenv("LD_PRELOAD", old, 1);
-	else
-		unsetenv("LD_PRELOAD");
-	unsetenv(AGENT_ENV);
-	free(old);
-}
-
 /* A function target runs in a fork of iotrace: the agent goes first. */
 struct fn_wrap {
 	struct tracer_child orig;
@@ -332,14 +279,18 @@ static int wrap_function(const struct agent_run *ar, struct tracer_target *t,
 			 struct fn_wrap *w)
 {
 	static void *handle;
+	struct agent_cfg *cfg;
 
 	if (!handle)
 		handle = dlopen(agent_so(), RTLD_NOW | RTLD_LOCAL);
 	if (!handle)
 		return -ENOEXEC;
-	*(void **)&w->start = dlsym(handle, "iotrace_agent_start");
-	if (!w->start)
+	*(void **)&w->start = dlsym(handle, AGENT_SYM_START);
+	cfg = dlsym(handle, AGENT_SYM_CFG);
+	if (!w->start || !cfg)
 		return -ENOEXEC;
+	/* libc's clock (the vDSO's) in iotrace's fork */
+	cfg->clock_fn = (uint64_t)(uintptr_t)clock_gettime;
 	w->orig = t->child;
 	w->fd = ar->shm_fd;
 	t->child.run = wrapped_child;
@@ -459,17 +410,18 @@ static void deliver(struct agent_run *ar)
 	}
 }
 
-/* The agent's part of a target: its environment, or its function. */
+/* The agent's part of a target: its image, or its function. */
 static int prepare(struct agent_run *ar, struct tracer_target *t,
-		   struct fn_wrap *w, char **old, bool *env)
+		   struct fn_wrap *w)
 {
-	*env = false;
-	if (t->kind == TARGET_FUNCTION)
-		return wrap_function(ar, t, w);
-	if (!preloadable(t->argv[0]))
-		return 0;	/* ptrace alone; the header says why */
-	*env = true;
-	return env_set(ar, old);
+	int err;
+
+	snprintf(ar->shm_path, sizeof(ar->shm_path), "/proc/%d/fd/%d",
+		 (int)getpid(), ar->shm_fd);
+	err = agent_image_load(&ar->image, ar->so);
+	if (!err && t->kind == TARGET_FUNCTION)
+		err = wrap_function(ar, t, w);
+	return err;
 }
 
 int agent_run(const struct tracer_opts *opts,
@@ -485,8 +437,6 @@ int agent_run(const struct tracer_opts *opts,
 			  .sink = &counting, .res = res, .agent = &ar };
 	struct fn_wrap w;
 	struct sigaction old_sa;
-	char *old = NULL;
-	bool env;
 	int err;
 
 	memset(res, 0, sizeof(*res));
@@ -503,7 +453,7 @@ int agent_run(const struct tracer_opts *opts,
 	ar.shm->correction_ns = agent_costs.correction_ns;
 	res->use.correction_ns = agent_costs.correction_ns;
 	res->use.dispatch_ns = agent_costs.dispatch_ns;
-	err = prepare(&ar, &t, &w, &old, &env);
+	err = prepare(&ar, &t, &w);
 	if (err < 0)
 		goto out_close;
 	res->use.known = true;
@@ -512,13 +462,12 @@ int agent_run(const struct tracer_opts *opts,
 		err = ptrace_run_loop(&l, &t);
 	requests_off(&ar, &old_sa);
 	agent_untrack_all(&ar, false);
-	if (env)
-		env_restore(old);
 	res->use.untraced = ar.shm->untraced;
 	probe_stats(&ar.shm->probe, &res->use);
 	deliver(&ar);
 	agent_files_deliver(&ar);
 out_close:
+	agent_image_release(&ar.image);
 	shm_close(&ar);
 	return err;
 }

@@ -11,6 +11,7 @@
 #include <linux/filter.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/user.h>
 #include <time.h>
 #include "tracer/tracer.h"
 
@@ -155,6 +156,10 @@ struct task {
 	uint8_t agent_why;	/* enum agent_why, for a fallback */
 	bool agent_counted;	/* its process counted as the agent's */
 	uint64_t agent_lo, agent_len;	/* the agent's code region */
+	uint64_t agent_base;	/* where the agent is being mapped */
+	bool agent_booting;	/* boot runs: its last marker puts back */
+	uint64_t agent_word;	/* the entry point's word, while injecting */
+	struct user_regs_struct agent_regs;	/* the program's at exec */
 };
 
 struct task_table {
@@ -314,9 +319,10 @@ enum {
 	AGENT_T_PRE,		/* the first task before its execve (or its
 				   function's agent): iotrace's own calls
 				   (the filter's loading) hidden */
-	AGENT_T_LOADING_OPEN,	/* the loader opens the agent: hidden */
-	AGENT_T_LOADING,	/* ... and maps it, until it closes the fd
-				   (agent_lo): hidden */
+	AGENT_T_INJECT,		/* a new image: the agent goes in at
+				   execve's exit (agent-inject.c) */
+	AGENT_T_INJ_MAP,	/* iotrace's mmap for it: hidden */
+	AGENT_T_INJ_PROT,	/* iotrace's mprotect for it: hidden */
 	AGENT_T_ASKED,		/* armed, seized again on its request: runs
 				   unstopped but traced until its marker or
 				   execve (a signal may stop it first) */

@@ -37,8 +37,8 @@ void engines_render_header(FILE *f, const struct profile *p)
 	fprintf(f, "iotrace: the agent counted %" PRIu64 " calls in %" PRIu64
 		" process%s (%" PRIu64 " task%s), timed in-process with %"
 		PRIu64 " ns/call of dispatch overhead subtracted; ptrace "
-		"counted %" PRIu64 " (before the agent was armed, forks and "
-		"clones, processes without it)\n",
+		"counted %" PRIu64 " (the command's execve, forks and clones, "
+		"processes without the agent)\n",
 		e->agent_calls, e->agent_procs, e->agent_procs == 1 ? "" : "es",
 		e->agent_tasks, e->agent_tasks == 1 ? "" : "s",
 		e->correction_ns, e->ptrace_calls);

@@ -19,6 +19,10 @@
  *   forks    N fork()s of a child that exits at once, each reaped,
  *            while SIGALRM comes every 500 us; prints "forks=N"
  *   spawn    N posix_spawn()s of /bin/true and N vfork()+_exit, reaped
+ *   inherit  blocks SIGSYS, then N fork()s and N threads: each prints
+ *            "blocked=1" if it reads SIGSYS blocked; each fork child
+ *            then runs "sigsys mask", which prints "exec blocked=1" so
+ *   mask     prints "exec blocked=B", B whether SIGSYS is blocked
  *   env      prints LD_PRELOAD and IOTRACE_AGENT if set (in environ, then
  *            in /proc/self/environ), its open fds,
  *            and "sigsys=dfl" if SIGSYS reads back as the default
@@ -219,6 +223,56 @@ static int mode_spawn(int n)
 	return 0;
 }
 
+static void print_sigsys_blocked(const char *who)
+{
+	sigset_t s;
+
+	pthread_sigmask(SIG_BLOCK, NULL, &s);
+	printf("%sblocked=%d\n", who, sigismember(&s, SIGSYS));
+	fflush(stdout);
+}
+
+static void *inherit_thread(void *arg)
+{
+	(void)arg;
+	print_sigsys_blocked("");
+	return NULL;
+}
+
+/* A blocked SIGSYS is inherited by forks, threads and execve. */
+static int mode_inherit(int n)
+{
+	pthread_t th;
+	sigset_t s;
+	pid_t pid;
+	int i;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGSYS);
+	sigprocmask(SIG_BLOCK, &s, NULL);
+	fflush(stdout);
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid == 0) {
+			print_sigsys_blocked("");
+			execl("/proc/self/exe", "sigsys", "mask", (char *)NULL);
+			_exit(127);
+		}
+		waitpid(pid, NULL, 0);
+		if (pthread_create(&th, NULL, inherit_thread, NULL) ||
+		    pthread_join(th, NULL))
+			return 1;
+	}
+	return 0;
+}
+
+static int mode_mask(int n)
+{
+	(void)n;
+	print_sigsys_blocked("exec ");
+	return 0;
+}
+
 /* The same variables in /proc/self/environ, as the kernel shows them. */
 static void proc_environ(void)
 {
@@ -270,6 +324,7 @@ static const struct {
 	{ "thandler", mode_thandler }, { "signals", mode_signals },
 	{ "eintr", mode_eintr }, { "storm", mode_storm },
 	{ "forks", mode_forks }, { "spawn", mode_spawn }, { "env", mode_env },
+	{ "inherit", mode_inherit }, { "mask", mode_mask },
 };
 
 int main(int argc, char **argv)

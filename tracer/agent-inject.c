@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT
+/*
+ * How the agent gets into a program: after each execve, at the call's
+ * exit stop, before the program's first instruction (the dynamic
+ * loader's or a static binary's), the tracer maps the agent's image into
+ * it and runs its boot entry there.  No dynamic loader is involved: the
+ * program's environment, its loader's calls and allocations, its TLS and
+ * its list of libraries are what they would be untraced (LD_PRELOAD made
+ * the loader map one more page in some programs, and had to be hidden
+ * from the environment).  The agent links nothing (agent/libc.c), so it
+ * needs no loader, and its only relocations are relative (the Makefile
+ * checks), applied here.
+ *
+ * The steps, each a stop of the loop (a signal may come between two, and
+ * is delivered as ever):
+ *   1. execve's exit: the registers are saved, the word at the entry
+ *      point is replaced by a syscall instruction, and mmap is made from
+ *      there (anonymous, read-write: the image's span);
+ *   2. its exit: the image, relocated to where it landed, with the
+ *      counters' path and the process's vDSO clock in its configuration,
+ *      is written with process_vm_writev; mprotect makes its code
+ *      executable;
+ *   3. its exit: the entry point's word is put back, and the task goes on
+ *      in the agent's boot entry, on the program's stack below what the
+ *      kernel put there; boot says HELLO, arms, and ends with ARMED or
+ *      FALLBACK, at which the registers of step 1 are put back and the
+ *      marker skipped (agent_inject_done()).
+ * The injected calls are iotrace's: hidden like the agent's own.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "tracer/agent-int.h"
+
+#define PAGE 4096ul
+#define PAGE_UP(x) (((x) + PAGE - 1) & ~(PAGE - 1))
+#define SYSCALL_INSN 0x050fu	/* 0f 05, little-endian */
+
+/* The section headers of the ELF image elf (size bytes), or NULL. */
+static const Elf64_Shdr *sections(const unsigned char *elf, size_t size,
+				  size_t *n)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf;
+
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh->e_shoff > size ||
+	    (size - eh->e_shoff) / sizeof(Elf64_Shdr) < eh->e_shnum)
+		return NULL;
+	*n = eh->e_shnum;
+	return (const Elf64_Shdr *)(elf + eh->e_shoff);
+}
+
+/* The value of the dynamic symbol name in elf, or 0. */
+static uint64_t elf_symbol(const unsigned char *elf, size_t size,
+			   const char *name)
+{
+	const Elf64_Shdr *sh, *str;
+	const Elf64_Sym *sym;
+	size_t n, i, j;
+
+	sh = sections(elf, size, &n);
+	for (i = 0; sh && i < n; i++) {
+		if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= n ||
+		    sh[i].sh_offset > size ||
+		    sh[i].sh_size > size - sh[i].sh_offset)
+			continue;
+		str = &sh[sh[i].sh_link];
+		if (str->sh_offset > size || str->sh_size > size - str->sh_offset)
+			continue;
+		sym = (const Elf64_Sym *)(elf + sh[i].sh_offset);
+		for (j = 0; j < sh[i].sh_size / sizeof(*sym); j++)
+			if (sym[j].st_name < str->sh_size && sym[j].st_value &&
+			    !strncmp((const char *)elf + str->sh_offset +
+				     sym[j].st_name, name,
+				     str->sh_size - sym[j].st_name))
+				return sym[j].st_value;
+	}
+	return 0;
+}
+
+/*
+ * Where clock_gettime is in the vDSO, from iotrace's own (every 64-bit
+ * process of this kernel has the same image): an offset, or 0.
+ */
+static uint64_t vdso_clock_offset(void)
+{
+	const unsigned char *vdso =
+		(const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+
+	/* The image is two pages or so; its headers say where the rest is. */
+	return vdso ? elf_symbol(vdso, 2 * PAGE, "__vdso_clock_gettime") : 0;
+}
+
+/* The segments into im->bytes, the code's pages, the span. */
+static int lay_out(struct agent_image *im, const unsigned char *elf,
+		   size_t size)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf;
+	const Elf64_Phdr *ph;
+	uint64_t end = 0;
+	int i;
+
+	if (eh->e_phentsize != sizeof(*ph) || eh->e_phoff > size ||
+	    (size - eh->e_phoff) / sizeof(*ph) < eh->e_phnum)
+		return -ENOEXEC;
+	ph = (const Elf64_Phdr *)(elf + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr + ph[i].p_memsz > end)
+			end = ph[i].p_vaddr + ph[i].p_memsz;
+	im->span = PAGE_UP(end);
+	if (!im->span || im->span > (1u << 24))
+		return -ENOEXEC;
+	im->bytes = calloc(2, im->span);	/* and the scratch copy */
+	if (!im->bytes)
+		return -ENOMEM;
+	im->scratch = im->bytes + im->span;
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if (ph[i].p_offset > size || ph[i].p_filesz > size - ph[i].p_offset ||
+		    ph[i].p_filesz > ph[i].p_memsz)
+			return -ENOEXEC;
+		memcpy(im->bytes + ph[i].p_vaddr, elf + ph[i].p_offset,
+		       ph[i].p_filesz);
+		if (ph[i].p_flags & PF_X) {
+			im->text_lo = ph[i].p_vaddr & ~(PAGE - 1);
+			im->text_len = PAGE_UP(ph[i].p_vaddr + ph[i].p_memsz) -
+				       im->text_lo;
+		}
+	}
+	return im->text_len ? 0 : -ENOEXEC;
+}
+
+/* The relocations, kept: relative ones only (anything else: -ENOEXEC). */
+static int take_relocs(struct agent_image *im, const unsigned char *elf,
+		       size_t size)
+{
+	const Elf64_Shdr *sh;
+	const Elf64_Rela *r;
+	size_t n, i, j, k = 0, total = 0;
+
+	sh = sections(elf, size, &n);
+	if (!sh)
+		return -ENOEXEC;
+	for (i = 0; i < n; i++)
+		if (sh[i].sh_type == SHT_RELA)
+			total += sh[i].sh_size / sizeof(*r);
+	im->rela = calloc(total ? total : 1, sizeof(*im->rela));
+	if (!im->rela)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (sh[i].sh_type != SHT_RELA)
+			continue;
+		if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset)
+			return -ENOEXEC;
+		r = (const Elf64_Rela *)(elf + sh[i].sh_offset);
+		for (j = 0; j < sh[i].sh_size / sizeof(*r); j++) {
+			if (ELF64_R_TYPE(r[j].r_info) != R_X86_64_RELATIVE ||
+			    r[j].r_offset + 8 > im->span)
+				return -ENOEXEC;
+			im->rela[k++] = r[j];
+		}
+	}
+	im->nrela = k;
+	return 0;
+}
+
+static int read_file(const char *path, unsigned char **buf, size_t *size)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_size <= 0 || st.st_size > (1 << 24))
+		err = -ENOEXEC;
+	else if (!(*buf = malloc((size_t)st.st_size)))
+		err = -ENOMEM;
+	else if (pread(fd, *buf, (size_t)st.st_size, 0) != st.st_size)
+		err = -EIO;
+	if (!err)
+		*size = (size_t)st.st_size;
+	close(fd);
+	return err;
+}
+
+int agent_image_load(struct agent_image *im, const char *path)
+{
+	unsigned char *elf = NULL;
+	size_t size = 0;
+	int err;
+
+	memset(im, 0, sizeof(*im));
+	err = read_file(path, &elf, &size);
+	if (err < 0)
+		return err;
+	err = lay_out(im, elf, size);
+	if (!err)
+		err = take_relocs(im, elf, size);
+	im->boot = elf_symbol(elf, size, AGENT_SYM_BOOT);
+	im->cfg = elf_symbol(elf, size, AGENT_SYM_CFG);
+	im->vblocked = elf_symbol(elf, size, AGENT_SYM_VBLOCKED);
+	im->region = elf_symbol(elf, size, AGENT_SYM_REGION);
+	if (!err && (!im->boot || !im->cfg || !im->vblocked || !im->region ||
+		     im->cfg + sizeof(struct agent_cfg) > im->span ||
+		     im->vblocked + sizeof(int32_t) * AGENT_VBLOCKED_SLOTS >
+		     im->span))
+		err = -ENOEXEC;
+	im->vdso_clock = vdso_clock_offset();
+	free(elf);
+	if (err < 0)
+		agent_image_release(im);
+	return err;
+}
+
+void agent_image_release(struct agent_image *im)
+{
+	free(im->bytes);
+	free(im->rela);
+	memset(im, 0, sizeof(*im));
+}
+
+/* Where tid's vDSO is (one /proc read per execve), or 0. */
+static uint64_t vdso_of(pid_t tid)
+{
+	uint64_t av[2 * 64];
+	char path[32];
+	ssize_t n;
+	int fd;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, av, sizeof(av));
+	close(fd);
+	for (i = 0; n > 0 && i + 1 < (size_t)n / 8; i += 2)
+		if (av[i] == AT_SYSINFO_EHDR)
+			return av[i + 1];
+	return 0;
+}
+
+/* Makes the task, at a syscall stop, call nr(a, b, c, d) from ip next. */
+static int call_next(pid_t tid, const struct user_regs_struct *from,
+		     long nr, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	struct user_regs_struct r = *from;
+
+	r.orig_rax = (uint64_t)-1;
+	r.rax = (uint64_t)nr;
+	r.rdi = a;
+	r.rsi = b;
+	r.rdx = c;
+	r.r10 = d;
+	r.r8 = (uint64_t)-1;
+	r.r9 = 0;
+	return ptrace(PTRACE_SETREGS, tid, 0L, &r) < 0 ? -errno : 0;
+}
+
+bool agent_inject_start(struct loop *l, struct task *t)
+{
+	const struct agent_image *im = &l->agent->image;
+	long word;
+
+	if (!im->span ||
+	    ptrace(PTRACE_GETREGS, t->tid, 0L, &t->agent_regs) < 0)
+		return false;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, t->tid, (void *)t->agent_regs.rip, 0L);
+	if (errno)
+		return false;
+	t->agent_word = (uint64_t)word;
+	if (ptrace(PTRACE_POKETEXT, t->tid, (void *)t->agent_regs.rip,
+		   (void *)((t->agent_word & ~0xffffull) | SYSCALL_INSN)) < 0)
+		return false;
+	if (call_next(t->tid, &t->agent_regs, SYS_mmap, 0, im->span,
+		      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS) < 0) {
+		ptrace(PTRACE_POKETEXT, t->tid, (void *)t->agent_regs.rip,
+		       (void *)t->agent_word);
+		return false;
+	}
+	t->agent = AGENT_T_INJ_MAP;
+	return true;
+}
+
+/* The image relocated to base, configured for t, into t's memory. */
+static int write_image(const struct agent_run *ar, const struct task *t,
+		       uint64_t base)
+{
+	const struct agent_image *im = &ar->image;
+	struct agent_cfg *cfg = (struct agent_cfg *)(im->scratch + im->cfg);
+	struct iovec local = { im->scratch, im->span };
+	struct iovec remote = { (void *)base, im->span };
+	uint64_t vdso = im->vdso_clock ? vdso_of(t->tid) : 0;
+	size_t i;
+
+	memcpy(im->scratch, im->bytes, im->span);
+	for (i = 0; i < im->nrela; i++)
+		*(uint64_t *)(im->scratch + im->rela[i].r_offset) =
+			base + (uint64_t)im->rela[i].r_addend;
+	memcpy(cfg->shm_path, ar->shm_path, sizeof(cfg->shm_path));
+	cfg->clock_fn = vdso ? vdso + im->vdso_clock : 0;
+	return process_vm_writev(t->tid, &local, 1, &remote, 1, 0) ==
+	       (ssize_t)im->span ? 0 : -EIO;
+}
+
+/* The program as it was at step 1, the entry point's word back. */
+static void put_back(struct task *t, bool skip_call)
+{
+	struct user_regs_struct r = t->agent_regs;
+
+	ptrace(PTRACE_POKETEXT, t->tid, (void *)r.rip, (void *)t->agent_word);
+	if (skip_call)
+		r.orig_rax = (uint64_t)-1;
+	ptrace(PTRACE_SETREGS, t->tid, 0L, &r);
+}
+
+/* Steps 2 and 3; a failure leaves the program to ptrace. */
+void agent_inject_step(struct loop *l, struct task *t, int64_t ret)
+{
+	const struct agent_image *im = &l->agent->image;
+	struct user_regs_struct r = t->agent_regs;
+
+	if (ret < 0 && ret >= -4095)
+		goto out_fail;
+	if (t->agent == AGENT_T_INJ_MAP) {
+		t->agent_base = (uint64_t)ret;
+		if (write_image(l->agent, t, t->agent_base) < 0 ||
+		    call_next(t->tid, &t->agent_regs, SYS_mprotect,
+			      t->agent_base + im->text_lo, im->text_len,
+			      PROT_READ | PROT_EXEC, 0) < 0)
+			goto out_fail;
+		t->agent = AGENT_T_INJ_PROT;
+		return;
+	}
+	ptrace(PTRACE_POKETEXT, t->tid, (void *)r.rip, (void *)t->agent_word);
+	r.orig_rax = (uint64_t)-1;
+	r.rip = t->agent_base + im->boot;
+	r.rsp = ((r.rsp - PAGE) & ~15ull) - 8;	/* as if called */
+	if (ptrace(PTRACE_SETREGS, t->tid, 0L, &r) < 0)
+		goto out_fail;
+	t->agent = AGENT_T_NONE;
+	t->agent_booting = true;
+	return;
+out_fail:
+	put_back(t, false);
+	t->agent = AGENT_T_NONE;
+	t->agent_why = AGENT_WHY_NOT_LOADED;
+}
+
+void agent_inject_done(struct task *t)
+{
+	put_back(t, true);
+	t->agent_booting = false;
+}
+
+/*
+ * A new task of parent: SIGSYS blocked in parent (by the program, kept
+ * by the agent per thread) is blocked in the child too, as the kernel
+ * would have it.  The table is found from the code region every marker
+ * names.  Two small reads of the tracees' memory per fork or clone of
+ * an armed task.
+ */
+void agent_inject_inherit(const struct loop *l, const struct task *p,
+			  const struct task *c)
+{
+	const struct agent_image *im = &l->agent->image;
+	int32_t slots[AGENT_VBLOCKED_SLOTS], tid = c->tid;
+	struct iovec local = { slots, sizeof(slots) };
+	struct iovec remote = { (void *)(p->agent_lo - im->region +
+					 im->vblocked), sizeof(slots) };
+	size_t i;
+
+	if (!p->agent_lo || !im->region ||
+	    process_vm_readv(p->tid, &local, 1, &remote, 1, 0) !=
+	    (ssize_t)sizeof(slots))
+		return;
+	for (i = 0; i < AGENT_VBLOCKED_SLOTS && slots[i] != p->tid; i++)
+		;
+	if (i == AGENT_VBLOCKED_SLOTS ||
+	    process_vm_readv(c->tid, &local, 1, &remote, 1, 0) !=
+	    (ssize_t)sizeof(slots))
+		return;
+	for (i = 0; i < AGENT_VBLOCKED_SLOTS && slots[i]; i++)
+		;
+	if (i == AGENT_VBLOCKED_SLOTS)
+		return;
+	local.iov_base = &tid;
+	local.iov_len = sizeof(int32_t);
+	remote.iov_base = (char *)remote.iov_base + i * sizeof(int32_t);
+	remote.iov_len = sizeof(int32_t);
+	process_vm_writev(c->tid, &local, 1, &remote, 1, 0);
+}
