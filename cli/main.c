@@ -74,15 +74,17 @@ static void print_help(void)
 	       "      --raw-time     show times without the calibrated stop\n"
 	       "                     overhead subtracted\n"
 	       "      --no-seccomp   stop at every syscall (PTRACE_SYSCALL)\n"
-	       "                     instead of only where needed\n"
+	       "                     instead of only where needed (with\n"
+	       "                     --engine=ptrace)\n"
 	       "      --no-pin       do not keep iotrace and a lone tracee on\n"
 	       "                     one CPU\n"
-	       "      --engine=E     ptrace (default; run and sweep ... run:\n"
-	       "                     auto); agent: an in-process agent\n"
-	       "                     (Syscall User Dispatch) counts and\n"
-	       "                     times the calls of dynamic x86_64\n"
-	       "                     programs, ptrace the rest; auto: the\n"
-	       "                     agent where it can run, else ptrace\n"
+	       "      --engine=E     auto (default): the agent where it can\n"
+	       "                     run, else ptrace; ptrace: stops the\n"
+	       "                     command at its calls; agent: an\n"
+	       "                     in-process agent (Syscall User\n"
+	       "                     Dispatch) counts and times the calls\n"
+	       "                     of dynamic x86_64 programs, ptrace\n"
+	       "                     the rest\n"
 	       "  -p PID[,PID...]    attach to running processes (repeatable)\n"
 	       "                     until they exit, Ctrl-C or --duration\n"
 	       "      --duration SECS  with -p: detach after SECS seconds\n"
@@ -419,7 +421,9 @@ static int run_attach(struct cli_opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct cli_opts o = { .engine = tracer_engines[0],
+	/* --engine=auto unless said otherwise (-p, -k then take ptrace) */
+	struct cli_opts o = { .engine = tracer_engine_find("agent"),
+			      .engine_auto = true,
 			      .tracer.follow = true, .tracer.pin = true,
 			      .report.findings = true };
 	const struct cli_command *cmd;

@@ -12,7 +12,7 @@
 # $IOTRACE is the binary under test, $HELPERS the built test programs,
 # $HELPERS32 the same built as i386 programs (gcc -m32), $FIXTURES
 # tests/fixtures.  Prerequisites: test_have_prereq PTRACE, STRACE, M32,
-# UNSANITIZED (not under make check-sanitize), ROOT;
+# UNSANITIZED (not under make check-sanitize), ROOT, AGENT;
 # test_expect_success PREREQ 'title' 'body' skips without it.
 
 TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -56,6 +56,10 @@ test_have_prereq() {
 			# check-sanitize the sanitizers' runtime makes calls
 			# of its own there
 			test -z "$IOTRACE_SANITIZED" || return 1 ;;
+		AGENT)
+			# --engine=agent runs here (Syscall User Dispatch)
+			"$IOTRACE" --engine=agent -o /dev/null -- true \
+				>/dev/null 2>&1 || return 1 ;;
 		M32)
 			# i386 helpers built (gcc -m32) and runnable here
 			"$HELPERS32/oddcalls" >/dev/null 2>&1 || return 1 ;;

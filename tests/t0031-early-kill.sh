@@ -27,7 +27,8 @@ test_expect_success PTRACE 'SIGKILL at 0-5 ms: no process of a built-in workload
 
 test_expect_success PTRACE 'SIGKILL at 0-5 ms with --no-seccomp: nothing left' '
 	"$HELPERS/killearly" 100 5000 9 \
-		"$IOTRACE" -o /dev/null --no-seccomp -- sleep 5 >out &&
+		"$IOTRACE" --engine=ptrace -o /dev/null --no-seccomp -- \
+			sleep 5 >out &&
 	echo "leftovers 0 in 100 runs (0 stopped)" >expect &&
 	test_cmp expect out
 '
@@ -47,14 +48,18 @@ test_expect_success PTRACE 'uncaught SIGUSR1 and SIGALRM at 0-5 ms: nothing left
 
 # The handshake (a read of the pipe, the child's SIGSTOP) is made before
 # any stop is asked for: the first call counted is the command's execve,
-# as strace counts it, in both modes.
+# as strace counts it, in both modes of the ptrace engine and under the
+# default engine.
 test_expect_success PTRACE,STRACE 'the handshake makes no call the table counts' '
 	set="execve,read,kill,rt_sigaction,rt_sigprocmask" &&
-	"$IOTRACE" -o t.txt -e trace=$set -- true &&
-	"$IOTRACE" -o p.txt --no-seccomp -e trace=$set -- true &&
+	"$IOTRACE" -o d.txt -e trace=$set -- true &&
+	"$IOTRACE" --engine=ptrace -o t.txt -e trace=$set -- true &&
+	"$IOTRACE" --engine=ptrace -o p.txt --no-seccomp -e trace=$set -- \
+		true &&
 	strace -f -c -o s.txt -e trace=$set true &&
 	table_counts s.txt >expect &&
 	grep -q "^execve 1 0" expect &&
+	table_counts d.txt >d && test_cmp expect d &&
 	table_counts t.txt >a && test_cmp expect a &&
 	table_counts p.txt >b && test_cmp expect b
 '

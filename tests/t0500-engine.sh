@@ -3,13 +3,16 @@
 # The low-overhead engine: the seccomp-bpf path and the PTRACE_SYSCALL path
 # count the same; count-only rows are marked, never invented; calibration
 # never makes a time negative; pinning is invisible to the program.
+# These are the ptrace engine's paths: its runs say --engine=ptrace (the
+# default is auto, the agent where it can run).
 . "$(dirname "$0")/lib.sh"
 
-# Runs one command line on both engines; its own exit status may be
-# anything, the tables must agree.
+# Runs one command line on both paths of the ptrace engine; its own exit
+# status may be anything, the tables must agree.
 paths_agree() {
-	"$IOTRACE" -o seccomp.txt "$@" >/dev/null 2>&1
-	"$IOTRACE" -o ptrace.txt --no-seccomp "$@" >/dev/null 2>&1
+	"$IOTRACE" --engine=ptrace -o seccomp.txt "$@" >/dev/null 2>&1
+	"$IOTRACE" --engine=ptrace -o ptrace.txt --no-seccomp "$@" \
+		>/dev/null 2>&1
 	grep -q "engine seccomp-bpf" seccomp.txt &&
 	grep -q "engine ptrace" ptrace.txt &&
 	table_counts seccomp.txt >a &&
@@ -64,8 +67,10 @@ test_expect_success PTRACE '-e count=read: read counted only, write timed' '
 '
 
 test_expect_success PTRACE 'calibrated times are never negative; raw >= corrected' '
-	"$IOTRACE" -o c.txt -- dd if=/dev/zero of=out bs=1 count=2000 2>/dev/null &&
-	"$IOTRACE" -o r.txt --raw-time -- dd if=/dev/zero of=out bs=1 count=2000 2>/dev/null &&
+	"$IOTRACE" --engine=ptrace -o c.txt -- \
+		dd if=/dev/zero of=out bs=1 count=2000 2>/dev/null &&
+	"$IOTRACE" --engine=ptrace -o r.txt --raw-time -- \
+		dd if=/dev/zero of=out bs=1 count=2000 2>/dev/null &&
 	grep -E "timing: [0-9.]+ us/call of stop overhead subtracted" c.txt &&
 	grep "raw times" r.txt &&
 	awk "/^-/ {r++; next} r == 1 && \$2 !~ /^[0-9]+\\.[0-9]+\$/ {bad=1} END {exit bad}" c.txt
@@ -77,8 +82,10 @@ test_expect_success PTRACE '--no-follow falls back to the ptrace engine' '
 '
 
 test_expect_success PTRACE 'a tracee with its own seccomp filter is counted exactly' '
-	"$IOTRACE" -o s.txt -e trace=write -- "$HELPERS/seccomp-self" 77 &&
-	"$IOTRACE" -o p.txt --no-seccomp -e trace=write -- "$HELPERS/seccomp-self" 77 &&
+	"$IOTRACE" --engine=ptrace -o s.txt -e trace=write -- \
+		"$HELPERS/seccomp-self" 77 &&
+	"$IOTRACE" --engine=ptrace -o p.txt --no-seccomp -e trace=write -- \
+		"$HELPERS/seccomp-self" 77 &&
 	echo "write 77 0" >expect &&
 	table_counts s.txt >a && test_cmp expect a &&
 	table_counts p.txt >b && test_cmp expect b
@@ -92,7 +99,8 @@ test_expect_success PTRACE 'filter refused by a sandbox: the ptrace path, said o
 		"$HELPERS/writeloop" out 33 10 2>err &&
 	test "$(stat -c %s out)" = 330 &&
 	grep -q "engine ptrace" s.txt &&
-	"$IOTRACE" -o p.txt --no-seccomp -- "$HELPERS/writeloop" out 33 10 &&
+	"$IOTRACE" --engine=ptrace -o p.txt --no-seccomp -- \
+		"$HELPERS/writeloop" out 33 10 &&
 	table_counts s.txt >a && table_counts p.txt >b && test_cmp b a &&
 	grep "^write 33 0$" a &&
 	grep "seccomp" err >lines && test "$(wc -l <lines)" = 1 &&
@@ -104,18 +112,24 @@ test_expect_success PTRACE 'exec of a set-user-ID binary is counted exactly' '
 	chmod 711 . && : >out && chmod 666 out &&
 	cp "$HELPERS/writeloop" suid && chown nobody suid && chmod 4755 suid &&
 	"$IOTRACE" -o s.txt -e trace=write -- ./suid out 55 1 &&
-	"$IOTRACE" -o p.txt --no-seccomp -e trace=write -- ./suid out 55 1 &&
+	"$IOTRACE" --engine=ptrace -o p.txt --no-seccomp -e trace=write -- \
+		./suid out 55 1 &&
 	echo "write 55 0" >expect &&
 	table_counts s.txt >a && test_cmp expect a &&
 	table_counts p.txt >b && test_cmp expect b
 '
 
-# Pinning: the program sees its original CPU mask, whatever iotrace does.
+# Pinning: the program sees its original CPU mask, whatever iotrace does
+# (the ptrace engine pinned or not, on either path, and the default).
 same_view() {
 	"$@" >expect 2>&1 &&
-	"$IOTRACE" -o /dev/null -- "$@" >pinned 2>&1 &&
-	"$IOTRACE" -o /dev/null --no-pin -- "$@" >unpinned 2>&1 &&
-	"$IOTRACE" -o /dev/null --no-seccomp -- "$@" >ptrace 2>&1 &&
+	"$IOTRACE" -o /dev/null -- "$@" >default 2>&1 &&
+	"$IOTRACE" --engine=ptrace -o /dev/null -- "$@" >pinned 2>&1 &&
+	"$IOTRACE" --engine=ptrace -o /dev/null --no-pin -- "$@" \
+		>unpinned 2>&1 &&
+	"$IOTRACE" --engine=ptrace -o /dev/null --no-seccomp -- "$@" \
+		>ptrace 2>&1 &&
+	test_cmp expect default &&
 	test_cmp expect pinned &&
 	test_cmp expect unpinned &&
 	test_cmp expect ptrace

@@ -9,10 +9,12 @@
 # x32 calls come from a 64-bit program, which the kernel answers ENOSYS.
 . "$(dirname "$0")/lib.sh"
 
-# both_engines ARGS...: seccomp-bpf and ptrace tables agree (in a, b).
+# both_engines ARGS...: seccomp-bpf and ptrace tables agree (in a, b):
+# the ptrace engine's two paths (the default is auto).
 both_engines() {
-	"$IOTRACE" -o seccomp.txt "$@" >/dev/null 2>&1
-	"$IOTRACE" -o ptrace.txt --no-seccomp "$@" >/dev/null 2>&1
+	"$IOTRACE" --engine=ptrace -o seccomp.txt "$@" >/dev/null 2>&1
+	"$IOTRACE" --engine=ptrace -o ptrace.txt --no-seccomp "$@" \
+		>/dev/null 2>&1
 	grep -q "engine seccomp-bpf" seccomp.txt &&
 	grep -q "engine ptrace" ptrace.txt &&
 	table_counts seccomp.txt >a &&
@@ -82,12 +84,17 @@ test_expect_success PTRACE,M32 'i386 data calls are accounted per file' '
 	grep -E "^sendfile64/i386 +2 +16 .* /etc/passwd .*-> /dev/null" t.txt
 '
 
-# The program sees its CPU mask as it was, alone (pinned) or not.
+# The program sees its CPU mask as it was, alone (pinned) or not, under
+# the default engine and on both paths of the ptrace engine.
 same_view() {
 	"$@" >expect 2>&1 &&
-	"$IOTRACE" -o /dev/null -- "$@" >pinned 2>&1 &&
-	"$IOTRACE" -o /dev/null --no-pin -- "$@" >unpinned 2>&1 &&
-	"$IOTRACE" -o /dev/null --no-seccomp -- "$@" >ptrace 2>&1 &&
+	"$IOTRACE" -o /dev/null -- "$@" >default 2>&1 &&
+	"$IOTRACE" --engine=ptrace -o /dev/null -- "$@" >pinned 2>&1 &&
+	"$IOTRACE" --engine=ptrace -o /dev/null --no-pin -- "$@" \
+		>unpinned 2>&1 &&
+	"$IOTRACE" --engine=ptrace -o /dev/null --no-seccomp -- "$@" \
+		>ptrace 2>&1 &&
+	test_cmp expect default &&
 	test_cmp expect pinned &&
 	test_cmp expect unpinned &&
 	test_cmp expect ptrace
@@ -103,8 +110,9 @@ test_expect_success PTRACE,M32 'an i386 program with threads sees every CPU' '
 	grep "starting $(nproc) threads" expect
 '
 
-# Calls outside the tables: syscall(5000), syscall(-1), syscall(1024).
-for engine in "" --no-seccomp --no-follow
+# Calls outside the tables: syscall(5000), syscall(-1), syscall(1024);
+# under the default engine and both paths of the ptrace engine.
+for engine in "" --engine=ptrace "--engine=ptrace --no-seccomp" --no-follow
 do
 	test_expect_success PTRACE "-e trace=write leaves out-of-table calls out ($engine)" '
 		"$IOTRACE" -o t.txt $engine -e trace=write -- \

@@ -41,7 +41,7 @@ test_expect_success PTRACE 'an fd number reused for another file' '
 '
 
 test_expect_success PTRACE '-e trace=write: files still apart, closes never counted' '
-	for engine in "" --no-seccomp; do
+	for engine in "" --engine=ptrace "--engine=ptrace --no-seccomp"; do
 		"$IOTRACE" -o report $engine -e trace=write -- \
 			"$HELPERS/fdreuse" a b &&
 		test "$(io_row write "$PWD/a")" = "1 4 0" &&
