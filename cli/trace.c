@@ -93,9 +93,15 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 	static int said;
 	const char *why;
 
-	/* -k's unwinder is made later (stacks_start): the agent engine's
-	   probe, which refuses it, cannot see it yet. */
-	if (o->stacks && o->engine_auto)
+	/*
+	 * -k's unwinder is made later (stacks_start): the agent engine's
+	 * probe, which refuses it, cannot see it yet.  --no-seccomp is a
+	 * choice of how ptrace stops: the ptrace engine's.  -e trace=SET:
+	 * ptrace's filter lets every other call run untouched, where
+	 * dispatch takes them all (dd with -e trace=openat: 1.0x untraced
+	 * under ptrace, 2.5x under the agent).
+	 */
+	if ((o->stacks || o->no_seccomp || o->tracer.trace) && o->engine_auto)
 		o->engine = tracer_engine_find("ptrace");
 	if (o->stacks && strcmp(o->engine->name, "ptrace"))
 		return error("cannot trace '%s' with the %s engine: -k: the "

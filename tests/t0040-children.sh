@@ -97,11 +97,14 @@ test_expect_success PTRACE 'exec from a thread other than the leader' '
 	grep -q "^iotrace: threxec exited 0 " t
 '
 
+# Whether the leader's rt_sigprocmask after its clone comes before the
+# thread's execve ends it is a race untraced too (the agent, which does
+# not slow the thread down, lost it 1 run in 4: 3 calls instead of 4).
 test_expect_success PTRACE,STRACE 'exec from a thread: counts equal strace' '
 	strace -f -c -o s "$HELPERS/threxec" "$HELPERS/forker" 7 &&
 	"$IOTRACE" -o t -- "$HELPERS/threxec" "$HELPERS/forker" 7 &&
-	table_counts s | grep -v "^futex " >want &&
-	table_counts t | grep -v "^futex " >got &&
+	table_counts s | grep -v "^futex \|^rt_sigprocmask " >want &&
+	table_counts t | grep -v "^futex \|^rt_sigprocmask " >got &&
 	test_cmp want got
 '
 

@@ -370,6 +370,18 @@ test_expect_success PTRACE '--engine=auto: the agent where it can run' '
 	grep -q "engine agent" auto.txt
 '
 
+# auto is the default; -e trace= and --no-seccomp are ptrace's choices
+# (its filter lets the other calls run untouched; stopping at all).
+test_expect_success PTRACE 'the default is auto; -e trace= and --no-seccomp take ptrace' '
+	"$IOTRACE" -o d.txt -- true &&
+	grep -q "engine agent" d.txt &&
+	"$IOTRACE" -e trace=write -o e.txt -- true &&
+	grep -q "engine seccomp-bpf" e.txt &&
+	"$IOTRACE" --no-seccomp -o n.txt -- true &&
+	grep -q "engine ptrace" n.txt &&
+	! grep -q "agent counted" e.txt n.txt
+'
+
 # Built-in workloads are iotrace's own code: auto unless --engine says.
 test_expect_success PTRACE 'run and its sweeps: auto by default' '
 	"$IOTRACE" -o run.txt run bufwrite buf=0 total=100 of=/dev/null &&
