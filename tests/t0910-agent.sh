@@ -365,6 +365,17 @@ test_expect_success PTRACE '-k: the agent engine refuses, auto takes ptrace' '
 	grep -q "engine seccomp-bpf" auto.txt
 '
 
+# A pipeline the agent timed: dispatch, its processes' own CPU time, is
+# taken out in proportion to their parallelism, and the header says so
+# (20,000 one-byte calls each way: dispatch is most of the wall).
+test_expect_success PTRACE 'a tree: the estimate says what it assumes' '
+	"$IOTRACE" --engine=agent -o tree.txt --save tree.json -- \
+		sh -c "dd if=/dev/zero bs=1 count=20000 status=none | cat >/dev/null" &&
+	grep "^iotrace: untraced, this run would take between .* (~.* if its processes ran as much side by side as traced)" tree.txt &&
+	grep -q "\"many_tasks\": true" tree.json &&
+	"$IOTRACE" report tree.json | grep -q "if its processes ran as much side by side"
+'
+
 test_expect_success PTRACE '--engine=auto: the agent where it can run' '
 	"$IOTRACE" --engine=auto -o auto.txt -- true &&
 	grep -q "engine agent" auto.txt

@@ -304,6 +304,8 @@ struct profile_estimate {
 	uint64_t added_ns, added_lo_ns, added_hi_ns;	/* tracing added */
 	uint64_t wall_ns, wall_lo_ns, wall_hi_ns;	/* untraced wall */
 	bool resolved;			/* the range is narrow enough to trust */
+	bool tree_scaled;		/* a tree the agent timed: the point
+					   takes its parallelism as traced */
 	uint64_t syscall_ns;		/* in syscalls, waits left out */
 	uint64_t syscall_lo_ns, syscall_hi_ns;	/* with the correction's spread */
 	uint64_t wait_ns;		/* in calls that wait for others */

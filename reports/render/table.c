@@ -127,7 +127,7 @@ static const char *what_added(char *buf, size_t size, const struct profile *p)
 static void print_untraced(FILE *f, const struct profile *p)
 {
 	struct profile_estimate e;
-	char a[32], b[32], c[32], d[32], stops[96];
+	char a[48], b[32], c[32], d[32], stops[96];
 
 	profile_untraced(p, &e);
 	/* A measured untraced wall (--baseline) says it better. */
@@ -138,10 +138,19 @@ static void print_untraced(FILE *f, const struct profile *p)
 	secs(d, sizeof(d), e.added_ns);
 	what_added(stops, sizeof(stops), p);
 	if (!e.resolved) {
+		/* A tree the agent timed: a point, with what it assumes. */
+		if (e.tree_scaled)
+			snprintf(a, sizeof(a), " (~%s", secs(d, sizeof(d),
+							   e.wall_ns));
+		else
+			a[0] = '\0';
+		secs(d, sizeof(d), e.added_ns);
 		/* An attached process cannot be run again untraced. */
 		fprintf(f, "iotrace: untraced, this run would take between %s "
-			"and %s: tracing added ~%s (%s), too much to "
-			"resolve the program's own time%s\n", b, c, d, stops,
+			"and %s%s%s: tracing added ~%s (%s), too much to "
+			"resolve the program's own time%s\n", b, c, a,
+			e.tree_scaled ? " if its processes ran as much side by "
+			"side as traced)" : "", d, stops,
 			p->exit.attached ? "" : "; --baseline measures it");
 		return;
 	}

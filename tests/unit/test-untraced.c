@@ -231,6 +231,50 @@ static void test_agent_measured(void)
 }
 
 /*
+ * A tree the agent timed, from a real run: `tar cf - /usr/include | cat`
+ * under the default engine, 0.700 s traced, 103,698 calls dispatched at
+ * 4,633 ns each, 0.850 s of CPU in the tree (two CPUs); untraced (three
+ * runs) 0.260 s.  All its dispatch taken from the wall would leave 0.22
+ * s; in proportion to its parallelism 0.30 s.
+ */
+static void test_agent_tree(void)
+{
+	struct profile_estimate e;
+	struct profile p;
+
+	agent_measured(&p, 939);
+	p.wall_ns = 699980425;
+	p.stops = 113;
+	p.ncpus = 2;
+	p.cost.many_tasks = true;
+	p.cost.busy_ns = 1506808;
+	p.cost.stop_lo_ns = p.cost.stop_hi_ns = 7049;
+	p.cost.user_ns = 100111000;
+	p.cost.sys_ns = 749788000;
+	p.engines.agent_calls = 103698;
+	p.engines.probes = 939;
+	p.engines.dispatch_run_ns = 4633;
+	p.engines.dispatch_run_se_ns = 110;
+	profile_untraced(&p, &e);
+	ok(e.tree_scaled && !e.resolved,
+	   "a tree: scaled by its parallelism, never resolved");
+	ok(e.wall_ns >= 260 * MS * 65 / 100 && e.wall_ns <= 260 * MS * 135 /
+	   100, "the point within 35%% of the untraced 0.260 s");
+	is_int(e.wall_ns / MS, (699980425 - 1506808 - 113 * 7049 -
+				(103698 + 939) * 4633ull * 699980425 /
+				(100111000 + 749788000)) / MS,
+	       "wall - work - stops - dispatch x wall / CPU");
+	ok(e.wall_lo_ns <= 260 * MS && e.wall_hi_ns == 699980425,
+	   "the range holds it, up to the traced wall");
+	ok(strstr(e.method, "as parallel as traced") != NULL,
+	   "the method says what it assumes");
+	p.cost.cpu_known = false;
+	profile_untraced(&p, &e);
+	ok(!e.tree_scaled, "no CPU times: no point");
+	profile_release(&p);
+}
+
+/*
  * The floor above the ceiling by more than the noise (stops calibrated
  * far dearer than the run's): both ends stand, neither is trusted.
  */
@@ -259,6 +303,7 @@ int main(void)
 	test_unknown();
 	test_agent_range();
 	test_agent_measured();
+	test_agent_tree();
 	test_contradiction();
 	return done_testing();
 }
