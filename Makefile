@@ -61,7 +61,7 @@ AGENT_SRCS = agent/agent.c agent/arm.c agent/probe.c agent/files.c agent/libc.c
 build/iotrace-agent.so: $(AGENT_SRCS) agent/agent-int.h agent/agent-abi.h | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -I. -D_GNU_SOURCE -std=gnu11 -Wall -Wextra -Werror $(CFLAGS) \
-		-fPIC -shared -fvisibility=hidden -nostdlib -ffreestanding \
+		-fPIC -shared -fvisibility=hidden -nostdlib \
 		-fno-stack-protector -fno-sanitize=all -Wl,-z,norelro \
 		-Wl,-Bsymbolic -Wl,--hash-style=both $(LDFLAGS) -o $@.tmp \
 		$(AGENT_SRCS)

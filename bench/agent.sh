@@ -26,7 +26,7 @@ BW="run bufwrite buf=0 total=1000000 of=$work/bw.out"
 echo "iotrace agent bench: $REPS interleaved rounds on $(nproc) CPUs, $(uname -r)"
 echo "part 1: wall time, median of $REPS"
 modes="untraced|
-ptrace|$IOTRACE -o /dev/null --
+ptrace|$IOTRACE --engine=ptrace -o /dev/null --
 agent|$IOTRACE --engine=agent -o /dev/null --"
 interleave "dd|$DD" "$modes"
 # bufwrite: untraced, the writeloop helper's same million 1-byte writes;
