@@ -550,16 +550,16 @@ static int tracing_dominates(FILE *f, const struct profile *p,
 			     const struct report_opts *o, double threshold)
 {
 	struct profile_estimate e;
-	char stops[32];
+	char stops[96];
 
 	(void)o;
 	profile_untraced(p, &e);
 	if (!e.known || pct(e.added_lo_ns, p->wall_ns) < threshold)
 		return 0;
-	fprintf(f, "- tracing dominates this run: %s stops added %.0f-%.0f%% "
+	fprintf(f, "- tracing dominates this run: %s added %.0f-%.0f%% "
 		"of the %.3f s traced wall, so how the program's own time "
 		"splits between syscalls and user space %s; %s.\n",
-		fmt_thousands(stops, sizeof(stops), p->stops),
+		what_added(stops, sizeof(stops), p),
 		pct(e.added_lo_ns, p->wall_ns),
 		pct(e.added_hi_ns < p->wall_ns ? e.added_hi_ns : p->wall_ns,
 		    p->wall_ns), (double)p->wall_ns / 1e9,

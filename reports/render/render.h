@@ -153,6 +153,9 @@ int findings_text(char *buf, size_t size, const struct profile *p,
 
 /* "1,000,000" */
 const char *fmt_thousands(char *buf, size_t size, uint64_t n);
+/* What tracing cost: "8,255 stops", and under the agent ", N calls
+   dispatched to the agent" (table.c). */
+const char *what_added(char *buf, size_t size, const struct profile *p);
 
 /* --- sweeps: one point per swept value (sweep.c, sweep-table.c, svg.c) --- */
 

@@ -110,7 +110,7 @@ static const char *secs(char *buf, size_t size, uint64_t ns)
  * wide the share is not printed: the traced run cannot tell it.
  */
 /* "8,255 stops"; under the agent, most of what it added: its calls. */
-static const char *what_added(char *buf, size_t size, const struct profile *p)
+const char *what_added(char *buf, size_t size, const struct profile *p)
 {
 	char stops[32], calls[32];
 

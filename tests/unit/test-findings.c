@@ -384,6 +384,18 @@ static void test_untraced(void)
 	       "the program's own time splits between syscalls and user "
 	       "space cannot be read from it; `--baseline` measures the "
 	       "untraced run.\n", "names the stops and --baseline");
+	/* Under the agent, what tracing added is mostly its dispatches. */
+	p.engines.known = true;
+	p.engines.agent_calls = 250000;
+	p.engines.dispatch_ns = 2000;
+	{
+		char *got = run(&p, "tracing-dominates");
+
+		ok(strstr(got, "tracing dominates this run: 100,000 stops, "
+			  "250,000 calls dispatched to the agent added ") != NULL,
+		   "tracing-dominates: names the dispatches: %s", got);
+		free(got);
+	}
 	profile_release(&p);
 
 	/*
