@@ -263,9 +263,11 @@ test_expect_success PTRACE 'SIGSYS blocked: forks, threads and execve inherit it
 	"$IOTRACE" --engine=ptrace -o ptrace.txt -- "$HELPERS/sigsys" inherit 3 >ptrace.out &&
 	"$IOTRACE" --engine=agent -o agent.txt -- "$HELPERS/sigsys" inherit 3 >agent.out &&
 	test_cmp expect agent.out &&
-	# pthread_join waits in futex or not, as the thread is quick
-	counts ptrace.txt | grep -v "^futex " >p &&
-	counts agent.txt | grep -v "^futex " >a &&
+	# pthread_join waits in futex or not, as the thread is quick; the
+	# arena of printf in the thread is trimmed by one munmap or two, as ASLR
+	# placed it (strace -f: 5 in 1 run of 10, 6 in the others)
+	counts ptrace.txt | grep -v "^futex \|^munmap " >p &&
+	counts agent.txt | grep -v "^futex \|^munmap " >a &&
 	test_cmp p a &&
 	# the programs the children run start with SIGSYS blocked: ptrace
 	grep -q "3 processes measured by ptrace alone" agent.txt &&
@@ -292,6 +294,17 @@ test_expect_success PTRACE 'own seccomp filter: ptrace, counts the same' '
 	agrees 0 -- "$HELPERS/seccomp-self" 50 &&
 	grep -q "pid [0-9]* (own seccomp filter)" agent.txt &&
 	grep -q "^write 50 0$" a
+'
+
+# A filter inherited across execve: the new program is ptrace's from its
+# start (the agent is not mapped in: the filter could refuse the mapping,
+# and its traps are SIGSYS too), and the process is named once.
+test_expect_success PTRACE 'a seccomp filter inherited across execve: ptrace, named once' '
+	agrees 0 -- "$HELPERS/seccomp-self" 5 "$HELPERS/sigsys" block 3 &&
+	grep -q "^iotrace: 1 process measured by ptrace alone: pid [0-9]* (own seccomp filter)$" agent.txt &&
+	echo "blocked=1 pending=1" >expect &&
+	test_cmp expect agent.out &&
+	grep -q "^write 9 0$" a
 '
 
 test_expect_success PTRACE 'the program sees no LD_PRELOAD, no extra fd, SIGSYS default' '

@@ -45,6 +45,9 @@ struct agent_run {
 	const char *so;			/* the agent's path */
 	struct agent_image image;	/* what is mapped into programs */
 	char shm_path[64];		/* the counters, for the agent */
+	long filters_base;		/* seccomp filters of a program with
+					   none of its own: iotrace's and
+					   the marker filter */
 	bool first_seen;		/* the first task has stopped */
 	/* Processes running detached, and a pidfd of each (agent-wait.c) */
 	pid_t detached_pid[AGENT_DETACHED_MAX];

@@ -85,10 +85,20 @@ static bool in_region(const struct task *t, uint64_t ip)
 	return t->agent_len && ip - t->agent_lo < t->agent_len;
 }
 
+/*
+ * A process left to ptrace, and why: once per process and reason (a
+ * process whose filter made it fall back, then runs another program
+ * under that filter, is one process).
+ */
 static void record_fallback(struct loop *l, pid_t pid, int why)
 {
 	struct tracer_engine_use *u = l->agent->use;
+	size_t i;
 
+	for (i = 0; i < u->fallbacks && i < TRACER_FALLBACKS_MAX; i++)
+		if (u->fallback[i].pid == pid &&
+		    u->fallback[i].why == agent_why_text(why))
+			return;
 	if (u->fallbacks < TRACER_FALLBACKS_MAX) {
 		u->fallback[u->fallbacks].pid = pid;
 		u->fallback[u->fallbacks].why = agent_why_text(why);
@@ -339,6 +349,19 @@ static int classify(pid_t tid)
 	return agent_classify(path);
 }
 
+/*
+ * Whether tid runs under a seccomp filter of its own, inherited across
+ * its execve: more filters than iotrace's marker filter and those iotrace
+ * itself runs under (a container's).  Its filter may refuse what mapping
+ * the agent takes, and its traps are SIGSYS too: ptrace's.  One /proc
+ * read per execve.
+ */
+static bool own_filter(const struct loop *l, pid_t tid)
+{
+	return task_status_field(tid, "Seccomp_filters", 0) >
+	       l->agent->filters_base;
+}
+
 void agent_exec(struct loop *l, struct task *t)
 {
 	if (t->agent == AGENT_T_NONE && t->agent_why)
@@ -346,6 +369,8 @@ void agent_exec(struct loop *l, struct task *t)
 	t->agent_lo = t->agent_len = t->agent_base = 0;
 	t->agent_booting = false;
 	t->agent_why = (uint8_t)classify(t->tid);
+	if (!t->agent_why && own_filter(l, t->tid))
+		t->agent_why = AGENT_WHY_SECCOMP;
 	t->agent = t->agent_why ? AGENT_T_NONE : AGENT_T_INJECT;
 }
 

@@ -418,6 +418,8 @@ static int prepare(struct agent_run *ar, struct tracer_target *t,
 
 	snprintf(ar->shm_path, sizeof(ar->shm_path), "/proc/%d/fd/%d",
 		 (int)getpid(), ar->shm_fd);
+	ar->filters_base = task_status_field(getpid(), "Seccomp_filters", 0) +
+			   1;
 	err = agent_image_load(&ar->image, ar->so);
 	if (!err && t->kind == TARGET_FUNCTION)
 		err = wrap_function(ar, t, w);

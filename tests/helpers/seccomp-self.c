@@ -1,23 +1,36 @@
 // SPDX-License-Identifier: MIT
 /*
- * seccomp-self COUNT: installs its own seccomp filter (allow everything,
- * as sandboxes layered on top of a tracer do), then makes COUNT writes to
- * /dev/null.  iotrace's counts must not change because of it.
+ * seccomp-self COUNT [COMMAND ARGS...]: installs its own seccomp filter
+ * (allow everything, as sandboxes layered on top of a tracer do, but
+ * kill the process at an mprotect making memory executable, as a
+ * W^X sandbox would), then makes COUNT writes to /dev/null, then runs
+ * COMMAND if given (which inherits the filter).  iotrace's counts must
+ * not change because of it, and nothing of iotrace's may trip it.
  */
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
 {
 	struct sock_filter allow[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mprotect, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[2])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { 1, allow };
+	struct sock_fprog prog = { sizeof(allow) / sizeof(allow[0]), allow };
 	long i, n = argc > 1 ? atol(argv[1]) : 10;
 	int fd;
 
@@ -30,5 +43,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		if (write(fd, "x", 1) != 1)
 			return 1;
+	if (argc > 2) {
+		execvp(argv[2], argv + 2);
+		perror(argv[2]);
+		return 127;
+	}
 	return 0;
 }
