@@ -132,3 +132,20 @@ test_done() {
 	echo "1..$test_count"
 	[ "$test_failed" = 0 ]
 }
+
+# same_view CMD...: CMD prints the same (its CPU mask, say) untraced,
+# under the default engine, and under the ptrace engine pinned,
+# unpinned and without its filter.
+same_view() {
+	"$@" >expect 2>&1 &&
+	"$IOTRACE" -o /dev/null -- "$@" >default 2>&1 &&
+	"$IOTRACE" --engine=ptrace -o /dev/null -- "$@" >pinned 2>&1 &&
+	"$IOTRACE" --engine=ptrace -o /dev/null --no-pin -- "$@" \
+		>unpinned 2>&1 &&
+	"$IOTRACE" --engine=ptrace -o /dev/null --no-seccomp -- "$@" \
+		>ptrace 2>&1 &&
+	test_cmp expect default &&
+	test_cmp expect pinned &&
+	test_cmp expect unpinned &&
+	test_cmp expect ptrace
+}

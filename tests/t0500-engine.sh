@@ -120,20 +120,8 @@ test_expect_success PTRACE 'exec of a set-user-ID binary is counted exactly' '
 '
 
 # Pinning: the program sees its original CPU mask, whatever iotrace does
-# (the ptrace engine pinned or not, on either path, and the default).
-same_view() {
-	"$@" >expect 2>&1 &&
-	"$IOTRACE" -o /dev/null -- "$@" >default 2>&1 &&
-	"$IOTRACE" --engine=ptrace -o /dev/null -- "$@" >pinned 2>&1 &&
-	"$IOTRACE" --engine=ptrace -o /dev/null --no-pin -- "$@" \
-		>unpinned 2>&1 &&
-	"$IOTRACE" --engine=ptrace -o /dev/null --no-seccomp -- "$@" \
-		>ptrace 2>&1 &&
-	test_cmp expect default &&
-	test_cmp expect pinned &&
-	test_cmp expect unpinned &&
-	test_cmp expect ptrace
-}
+# (the ptrace engine pinned or not, on either path, and the default:
+# same_view, lib.sh).
 
 test_expect_success PTRACE 'nproc sees every CPU it was given' '
 	same_view nproc

@@ -85,20 +85,8 @@ test_expect_success PTRACE,M32 'i386 data calls are accounted per file' '
 '
 
 # The program sees its CPU mask as it was, alone (pinned) or not, under
-# the default engine and on both paths of the ptrace engine.
-same_view() {
-	"$@" >expect 2>&1 &&
-	"$IOTRACE" -o /dev/null -- "$@" >default 2>&1 &&
-	"$IOTRACE" --engine=ptrace -o /dev/null -- "$@" >pinned 2>&1 &&
-	"$IOTRACE" --engine=ptrace -o /dev/null --no-pin -- "$@" \
-		>unpinned 2>&1 &&
-	"$IOTRACE" --engine=ptrace -o /dev/null --no-seccomp -- "$@" \
-		>ptrace 2>&1 &&
-	test_cmp expect default &&
-	test_cmp expect pinned &&
-	test_cmp expect unpinned &&
-	test_cmp expect ptrace
-}
+# the default engine and on both paths of the ptrace engine (same_view,
+# lib.sh).
 
 test_expect_success PTRACE,M32 'a lone i386 program sees its whole CPU mask' '
 	same_view "$HELPERS32/affinity" &&
