@@ -126,7 +126,7 @@ build/config.mk: scripts/configure Makefile
 	@mkdir -p build
 	$(Q)PKG_CONFIG='$(PKG_CONFIG)' CC='$(CC)' sh scripts/configure $(PKGS) > $@.tmp && mv $@.tmp $@
 
-demo: iotrace
+demo: iotrace build/iotrace-agent.so
 	./iotrace -- dd if=/dev/zero of=build/demo.out bs=1024 count=20480
 
 check: iotrace build/iotrace-agent.so $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) test-deps
