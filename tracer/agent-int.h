@@ -102,7 +102,7 @@ void agent_inject_inherit(const struct loop *l, const struct task *p,
  * (AGENT_WHY_NOT_LOADED: not a program; _SETUID, _NOT64).
  */
 int agent_classify(const char *path);
-/* Why a process fell back, as the header says it ("static binary"). */
+/* Why a process fell back, as the header says it ("own seccomp filter"). */
 const char *agent_why_text(int why);
 
 #endif

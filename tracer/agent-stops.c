@@ -13,9 +13,10 @@
  * exit and arms every new task of an armed one with
  * PTRACE_SET_SYSCALL_USER_DISPATCH_CONFIG, since the kernel gives a new
  * task no dispatch.  An execve clears it: the new image's agent says
- * HELLO again, or never comes (a static binary...), which is recorded
- * when the process exits.  So every call is counted once: by ptrace
- * until the task is armed, by the agent after.
+ * HELLO again after iotrace maps it in (agent-inject.c), or never comes
+ * (a set-user-ID or 32-bit program, a filter of its own...), which is
+ * recorded when the process exits.  So every call is counted once: by
+ * ptrace until the task is armed, by the agent after.
  *
  * Markers reach the loop as seccomp stops (the engine's filter stops at
  * them only) and, while the task is traced call by call, at their entry

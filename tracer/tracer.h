@@ -184,7 +184,7 @@ struct tracer_engine_use {
 	uint64_t dispatch_run_se_ns;	/* that mean's standard error */
 	struct tracer_fallback {
 		pid_t pid;
-		const char *why;	/* static: "static binary" */
+		const char *why;	/* static: "own seccomp filter" */
 	} fallback[TRACER_FALLBACKS_MAX];	/* the first ones */
 };
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The agent engine's header lines: which engine measured what.  The
- * agent counts calls inside the programs it was loaded into; ptrace
- * counts the rest (calls before the agent is armed, forks and clones,
- * processes the agent cannot enter), and the lines say how many each
+ * agent counts calls inside the programs it was mapped into; ptrace
+ * counts the rest (the command's execve, forks and clones, processes the
+ * agent cannot enter), and the lines say how many each
  * counted and which processes were left to ptrace, and why, and how
  * many data calls the agent could give no file (a run saved before it
  * gave files: that none has one).  Nothing for a run of the ptrace
