@@ -396,6 +396,15 @@ test_expect_success PTRACE '--engine=auto: the agent where it can run' '
 
 # auto is the default; -e trace= and --no-seccomp are ptrace's choices
 # (its filter lets the other calls run untouched; stopping at all).
+# Mapping the agent into a program takes a few stops (execve's exit, two
+# calls of iotrace's, the boot's markers); the boot's own calls take none
+# (they stopped twice each: 35 stops for true, now 12).
+test_expect_success PTRACE 'the agent goes in with a few stops' '
+	"$IOTRACE" --engine=agent -o st.txt -- true &&
+	n=$(sed -n "s/.*(\([0-9,]*\) stops, [0-9,]* calls dispatched to the agent).*/\1/p" st.txt) &&
+	test -n "$n" && test "$n" -le 16
+'
+
 test_expect_success PTRACE 'the default is auto; -e trace= and --no-seccomp take ptrace' '
 	"$IOTRACE" -o d.txt -- true &&
 	grep -q "engine agent" d.txt &&
