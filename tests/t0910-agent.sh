@@ -399,6 +399,22 @@ test_expect_success PTRACE '--engine=auto: the agent where it can run' '
 # Mapping the agent into a program takes a few stops (execve's exit, two
 # calls of iotrace's, the boot's markers); the boot's own calls take none
 # (they stopped twice each: 35 stops for true, now 12).
+# Where process_vm_readv and _writev are refused (a container's seccomp
+# profile), iotrace reaches the program's memory word by word with
+# ptrace: the agent goes in, and a blocked SIGSYS is still inherited.
+test_expect_success PTRACE 'process_vm_* refused: the agent goes in all the same' '
+	LD_PRELOAD="$HELPERS/novm.so" "$IOTRACE" --engine=agent -o nv.txt -- \
+		dd if=/dev/zero of=/dev/null bs=100 count=321 2>/dev/null &&
+	! grep -q "measured by ptrace alone" nv.txt &&
+	test "$(agent_calls nv.txt)" -gt 642 &&
+	counts nv.txt >a &&
+	grep -q "^write 324 0$" a &&
+	"$HELPERS/sigsys" inherit 2 >expect &&
+	LD_PRELOAD="$HELPERS/novm.so" "$IOTRACE" --engine=agent -o nv.txt -- \
+		"$HELPERS/sigsys" inherit 2 >actual &&
+	test_cmp expect actual
+'
+
 test_expect_success PTRACE 'the agent goes in with a few stops' '
 	"$IOTRACE" --engine=agent -o st.txt -- true &&
 	n=$(sed -n "s/.*(\([0-9,]*\) stops, [0-9,]* calls dispatched to the agent).*/\1/p" st.txt) &&
