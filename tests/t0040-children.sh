@@ -17,9 +17,15 @@ forks() {
 
 # rt_sigreturn counts the shell's SIGCHLD handlers (two children's
 # signals may merge into one) and its "errors" are the register it
-# restores; strace's own runs differ there, so the row is left out.
+# restores; strace's own runs differ there, so the row is left out.  A
+# fork that a child's SIGCHLD interrupts fails with ERESTARTNOINTR and is
+# made again: one more call and one more error, as timing decides
+# (strace's run: clone 3 1 in 1 run of 15 under load, iotrace's clone 2
+# 0); the forks that succeeded are compared.
 steady_counts() {
-	table_counts "$1" | grep -v "^rt_sigreturn "
+	table_counts "$1" | grep -v "^rt_sigreturn " |
+	awk '$1 ~ /^(clone|clone3|fork)$/ { print $1, $2 - $3, 0; next }
+	     { print }'
 }
 
 test_expect_success PTRACE '200 children: exact fork, getppid, wait4' '

@@ -151,6 +151,9 @@ struct task {
 				   the same call is not a second entry */
 	bool strict;		/* in strict mode, as iotrace emulates it */
 	uint32_t stack_id;	/* -k: the current call's stack, or NONE */
+	pid_t forked;		/* the child the current call (fork, vfork,
+				   clone) has made: it completed, even if
+				   the task is gone before its exit stop */
 	/* The agent engine only (agent-stops.c): */
 	uint8_t agent;		/* AGENT_T_*: where the agent is in it */
 	uint8_t agent_why;	/* enum agent_why, for a fallback */
