@@ -415,6 +415,17 @@ test_expect_success PTRACE 'process_vm_* refused: the agent goes in all the same
 	test_cmp expect actual
 '
 
+# Where iotrace cannot write the agent in (nor could mprotect make it
+# executable), the program is ptrace's, and the memory mapped for the
+# agent is taken away again: it has the anonymous memory it has untraced.
+test_expect_success PTRACE 'the agent cannot be written in: ptrace, and nothing left behind' '
+	LD_PRELOAD="$HELPERS/nopoke.so" "$HELPERS/anonmaps" >expect &&
+	LD_PRELOAD="$HELPERS/nopoke.so" "$IOTRACE" --engine=agent -o np.txt -- \
+		"$HELPERS/anonmaps" >actual &&
+	test_cmp expect actual &&
+	grep -q "measured by ptrace alone: pid [0-9]* (agent not loaded)" np.txt
+'
+
 test_expect_success PTRACE 'the agent goes in with a few stops' '
 	"$IOTRACE" --engine=agent -o st.txt -- true &&
 	n=$(sed -n "s/.*(\([0-9,]*\) stops, [0-9,]* calls dispatched to the agent).*/\1/p" st.txt) &&

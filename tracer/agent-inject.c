@@ -349,33 +349,62 @@ static void put_back(struct task *t, bool skip_call)
 	ptrace(PTRACE_SETREGS, t->tid, 0L, &r);
 }
 
-/* Steps 2 and 3; a failure leaves the program to ptrace. */
+/* Step 3's start: the entry word back, the task on to boot. */
+static int boot(struct task *t, const struct agent_image *im)
+{
+	struct user_regs_struct r = t->agent_regs;
+
+	if (ptrace(PTRACE_POKETEXT, t->tid, (void *)r.rip,
+		   (void *)t->agent_word) < 0)
+		return -errno;
+	r.orig_rax = (uint64_t)-1;
+	r.rip = t->agent_base + im->boot;
+	r.rsp = ((r.rsp - PAGE) & ~15ull) - 8;	/* as if called */
+	if (ptrace(PTRACE_SETREGS, t->tid, 0L, &r) < 0)
+		return -errno;
+	t->agent = AGENT_T_NONE;
+	t->agent_booting = true;
+	return 0;
+}
+
+/*
+ * Steps 2 and 3; a failure leaves the program to ptrace, and what was
+ * mapped goes again (munmap from the same instruction), so the program
+ * has no trace of it: an mprotect refused (a security policy against
+ * executable anonymous memory) left 36 KiB of it in every program.
+ */
 void agent_inject_step(struct loop *l, struct task *t, int64_t ret)
 {
 	const struct agent_image *im = &l->agent->image;
-	struct user_regs_struct r = t->agent_regs;
+	bool failed = ret < 0 && ret >= -4095;
 
-	if (ret < 0 && ret >= -4095)
-		goto out_fail;
-	if (t->agent == AGENT_T_INJ_MAP) {
+	switch (t->agent) {
+	case AGENT_T_INJ_MAP:
+		if (failed)
+			goto out_fail;
 		t->agent_base = (uint64_t)ret;
 		if (write_image(l->agent, t, t->agent_base) < 0 ||
 		    call_next(t->tid, &t->agent_regs, SYS_mprotect,
 			      t->agent_base + im->text_lo, im->text_len,
 			      PROT_READ | PROT_EXEC, 0) < 0)
-			goto out_fail;
+			goto out_unmap;
 		t->agent = AGENT_T_INJ_PROT;
 		return;
-	}
-	ptrace(PTRACE_POKETEXT, t->tid, (void *)r.rip, (void *)t->agent_word);
-	r.orig_rax = (uint64_t)-1;
-	r.rip = t->agent_base + im->boot;
-	r.rsp = ((r.rsp - PAGE) & ~15ull) - 8;	/* as if called */
-	if (ptrace(PTRACE_SETREGS, t->tid, 0L, &r) < 0)
+	case AGENT_T_INJ_PROT:
+		if (failed)
+			goto out_unmap;
+		if (boot(t, im) < 0)
+			goto out_fail;
+		return;
+	default:	/* AGENT_T_INJ_UNMAP: unmapped */
 		goto out_fail;
-	t->agent = AGENT_T_NONE;
-	t->agent_booting = true;
-	return;
+	}
+out_unmap:
+	if (call_next(t->tid, &t->agent_regs, SYS_munmap, t->agent_base,
+		      im->span, 0, 0) == 0) {
+		t->agent = AGENT_T_INJ_UNMAP;
+		return;
+	}
 out_fail:
 	put_back(t, false);
 	t->agent = AGENT_T_NONE;

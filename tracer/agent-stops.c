@@ -215,6 +215,7 @@ static bool hidden_entry(struct task *t,
 		return nr != SYS_execve && nr != SYS_execveat;
 	case AGENT_T_INJ_MAP:
 	case AGENT_T_INJ_PROT:
+	case AGENT_T_INJ_UNMAP:
 		return true;
 	}
 	return is_marker(info->arch, nr, a) ||
@@ -258,6 +259,7 @@ void agent_after_exit(struct loop *l, struct task *t, int64_t ret)
 		return;
 	case AGENT_T_INJ_MAP:
 	case AGENT_T_INJ_PROT:
+	case AGENT_T_INJ_UNMAP:
 		agent_inject_step(l, t, ret);
 		return;
 	}

@@ -326,6 +326,7 @@ enum {
 				   execve's exit (agent-inject.c) */
 	AGENT_T_INJ_MAP,	/* iotrace's mmap for it: hidden */
 	AGENT_T_INJ_PROT,	/* iotrace's mprotect for it: hidden */
+	AGENT_T_INJ_UNMAP,	/* iotrace's munmap after a failure */
 	AGENT_T_ASKED,		/* armed, seized again on its request: runs
 				   unstopped but traced until its marker or
 				   execve (a signal may stop it first) */
