@@ -245,6 +245,21 @@ test_expect_success PTRACE 'SIGSYS blocked at start: ptrace, as untraced' '
 	test_cmp expect agent.out
 '
 
+# A program the agent falls back from as it boots (SIGSYS blocked or
+# ignored at start) runs without it: iotrace takes the agent's mapping
+# away again (its fallback marker becomes the munmap).
+test_expect_success PTRACE 'fallen back at start: the agent is taken away again' '
+	"$HELPERS/sigdfl" -b SYS "$HELPERS/anonmaps" >expect &&
+	"$IOTRACE" --engine=agent -o fb.txt -- "$HELPERS/sigdfl" -b SYS \
+		"$HELPERS/anonmaps" >actual &&
+	test_cmp expect actual &&
+	grep -q "pid [0-9]* (SIGSYS blocked at start)" fb.txt &&
+	"$HELPERS/sigdfl" -i SYS "$HELPERS/anonmaps" >expect &&
+	"$IOTRACE" --engine=agent -o fb.txt -- "$HELPERS/sigdfl" -i SYS \
+		"$HELPERS/anonmaps" >actual &&
+	test_cmp expect actual
+'
+
 test_expect_success PTRACE 'SIGSYS blocked by the program: it reads it blocked' '
 	agrees 3 -- "$HELPERS/sigsys" block 3 &&
 	echo "blocked=1 pending=1" >expect &&

@@ -397,6 +397,12 @@ void agent_inject_step(struct loop *l, struct task *t, int64_t ret)
 			goto out_fail;
 		return;
 	default:	/* AGENT_T_INJ_UNMAP: unmapped */
+		if (t->agent_off_after) {
+			put_back(t, false);
+			t->agent = AGENT_T_OFF;
+			t->agent_off_after = false;
+			return;
+		}
 		goto out_fail;
 	}
 out_unmap:
@@ -409,6 +415,33 @@ out_fail:
 	put_back(t, false);
 	t->agent = AGENT_T_NONE;
 	t->agent_why = AGENT_WHY_NOT_LOADED;
+}
+
+/*
+ * Boot's FALLBACK marker (SIGSYS not free, no counters, no dispatch): the
+ * agent is no use to the program, which ptrace measures; the marker,
+ * stopped at its seccomp stop, becomes munmap of the agent (the kernel
+ * runs the call the tracer leaves there), and its exit stop puts the
+ * program's registers back.  Where that cannot be set up, the registers
+ * go back now and the agent stays mapped, unused.
+ */
+void agent_inject_unmap(struct loop *l, struct task *t)
+{
+	struct user_regs_struct r;
+
+	t->agent_booting = false;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0L, &r) < 0)
+		goto out_put_back;
+	r.orig_rax = SYS_munmap;
+	r.rdi = t->agent_base;
+	r.rsi = l->agent->image.span;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0L, &r) < 0)
+		goto out_put_back;
+	t->agent = AGENT_T_INJ_UNMAP;
+	t->agent_off_after = true;
+	return;
+out_put_back:
+	put_back(t, true);
 }
 
 void agent_inject_done(struct task *t)

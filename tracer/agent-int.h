@@ -87,12 +87,15 @@ void agent_files_deliver(struct agent_run *ar);
  * The agent's way into a program (agent-inject.c), from execve's exit
  * stop: start() makes the first step (false: not started), step() the
  * next ones at the injected calls' exits, done() puts the program's
- * registers back at boot's last marker; inherit() gives a new task its
- * parent's SIGSYS, when the program blocked it.
+ * registers back at boot's ARMED marker, unmap() takes the agent away
+ * again at its FALLBACK (the task fallen back, OFF, once it is gone);
+ * inherit() gives a new task its parent's SIGSYS, when the program
+ * blocked it.
  */
 bool agent_inject_start(struct loop *l, struct task *t);
 void agent_inject_step(struct loop *l, struct task *t, int64_t ret);
 void agent_inject_done(struct task *t);
+void agent_inject_unmap(struct loop *l, struct task *t);
 void agent_inject_inherit(const struct loop *l, const struct task *p,
 			  const struct task *c);
 

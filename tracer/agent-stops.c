@@ -182,14 +182,15 @@ static void on_marker(struct loop *l, struct task *t, const uint64_t *a)
 		armed(l, t);
 		break;
 	case AGENT_OP_FALLBACK:
-		if (t->agent_booting)
-			agent_inject_done(t);
 		sud_set(t->tid, t, false);
 		t->agent = AGENT_T_OFF;
 		t->agent_why = (uint8_t)a[2];
 		record_fallback(l, t->tgid ? t->tgid : t->tid, (int)a[2]);
 		if (a[3])
 			disarm_process(l, t);
+		/* Booting: the agent goes again, nothing of it is used. */
+		if (t->agent_booting)
+			agent_inject_unmap(l, t);
 		break;
 	case AGENT_OP_NATIVE:
 		sud_set(t->tid, t, false);

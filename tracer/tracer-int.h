@@ -161,6 +161,8 @@ struct task {
 	uint64_t agent_lo, agent_len;	/* the agent's code region */
 	uint64_t agent_base;	/* where the agent is being mapped */
 	bool agent_booting;	/* boot runs: its last marker puts back */
+	bool agent_off_after;	/* the agent unmapped after its fallback:
+				   the task is OFF again once it is */
 	uint64_t agent_word;	/* the entry point's word, while injecting */
 	struct user_regs_struct agent_regs;	/* the program's at exec */
 };
