@@ -491,31 +491,49 @@ static void poke32(pid_t tid, uint64_t addr, int32_t v)
 	ptrace(PTRACE_POKEDATA, tid, (void *)at, (void *)word);
 }
 
+/* Where t's table of threads with SIGSYS blocked is, or 0. */
+static uint64_t vblocked_table(const struct loop *l, const struct task *t)
+{
+	const struct agent_image *im = &l->agent->image;
+
+	return t->agent_lo && im->region ?
+	       t->agent_lo - im->region + im->vblocked : 0;
+}
+
 /*
  * A new task of parent: SIGSYS blocked in parent (by the program, kept
  * by the agent per thread) is blocked in the child too, as the kernel
  * would have it.  The table is found from the code region every marker
- * names.  Two small reads of the tracees' memory per fork or clone of
- * an armed task.
+ * names.  The parent is read now, at its event stop; the child is
+ * written at its own first stop (agent_inject_vblock()): before it, a
+ * word access of ptrace's finds it running (under load, fork children
+ * read SIGSYS unblocked where process_vm_* were refused).
  */
 void agent_inject_inherit(const struct loop *l, const struct task *p,
-			  const struct task *c)
+			  struct task *c)
 {
-	const struct agent_image *im = &l->agent->image;
 	int32_t slots[AGENT_VBLOCKED_SLOTS];
-	uint64_t table = p->agent_lo - im->region + im->vblocked;
+	uint64_t table = vblocked_table(l, p);
 	size_t i;
 
-	if (!p->agent_lo || !im->region ||
-	    peek(p->tid, table, slots, sizeof(slots)) < 0)
+	if (!table || peek(p->tid, table, slots, sizeof(slots)) < 0)
 		return;
 	for (i = 0; i < AGENT_VBLOCKED_SLOTS && slots[i] != p->tid; i++)
 		;
-	if (i == AGENT_VBLOCKED_SLOTS ||
-	    peek(c->tid, table, slots, sizeof(slots)) < 0)
+	c->agent_vblock_due = i < AGENT_VBLOCKED_SLOTS;
+}
+
+void agent_inject_vblock(const struct loop *l, struct task *t)
+{
+	int32_t slots[AGENT_VBLOCKED_SLOTS];
+	uint64_t table = vblocked_table(l, t);
+	size_t i;
+
+	t->agent_vblock_due = false;
+	if (!table || peek(t->tid, table, slots, sizeof(slots)) < 0)
 		return;
 	for (i = 0; i < AGENT_VBLOCKED_SLOTS && slots[i]; i++)
 		;
 	if (i < AGENT_VBLOCKED_SLOTS)
-		poke32(c->tid, table + i * sizeof(int32_t), c->tid);
+		poke32(t->tid, table + i * sizeof(int32_t), t->tid);
 }

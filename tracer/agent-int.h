@@ -89,15 +89,16 @@ void agent_files_deliver(struct agent_run *ar);
  * next ones at the injected calls' exits, done() puts the program's
  * registers back at boot's ARMED marker, unmap() takes the agent away
  * again at its FALLBACK (the task fallen back, OFF, once it is gone);
- * inherit() gives a new task its parent's SIGSYS, when the program
- * blocked it.
+ * inherit() marks a new task whose parent's SIGSYS the program blocked,
+ * vblock() blocks it in the child at its first stop.
  */
 bool agent_inject_start(struct loop *l, struct task *t);
 void agent_inject_step(struct loop *l, struct task *t, int64_t ret);
 void agent_inject_done(struct task *t);
 void agent_inject_unmap(struct loop *l, struct task *t);
 void agent_inject_inherit(const struct loop *l, const struct task *p,
-			  const struct task *c);
+			  struct task *c);
+void agent_inject_vblock(const struct loop *l, struct task *t);
 
 /*
  * The program at path as the agent sees it: AGENT_WHY_NONE for an x86_64

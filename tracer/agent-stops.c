@@ -280,6 +280,8 @@ void agent_any_stop(struct loop *l, struct task *t)
 		l->agent->first_seen = true;
 		t->agent = AGENT_T_PRE;
 	}
+	if (t->agent_vblock_due)
+		agent_inject_vblock(l, t);
 	if (t->agent == AGENT_T_ARM_ME) {
 		if (sud_set(t->tid, t, true) == 0) {
 			armed(l, t);

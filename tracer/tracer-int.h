@@ -163,6 +163,8 @@ struct task {
 	bool agent_booting;	/* boot runs: its last marker puts back */
 	bool agent_off_after;	/* the agent unmapped after its fallback:
 				   the task is OFF again once it is */
+	bool agent_vblock_due;	/* its parent had SIGSYS blocked: so has
+				   it, written at its first stop */
 	uint64_t agent_word;	/* the entry point's word, while injecting */
 	struct user_regs_struct agent_regs;	/* the program's at exec */
 };
