@@ -102,8 +102,9 @@ void agent_inject_vblock(const struct loop *l, struct task *t);
 
 /*
  * The program at path as the agent sees it: AGENT_WHY_NONE for an x86_64
- * ELF program (the agent can be mapped into it), else why not
- * (AGENT_WHY_NOT_LOADED: not a program; _SETUID, _NOT64).
+ * ELF program (the agent can be mapped into it) or a "#!" script (its
+ * interpreter is what runs), else why not (AGENT_WHY_NOT_LOADED: not
+ * readable; _SETUID, _NOT64).
  */
 int agent_classify(const char *path);
 /* Why a process fell back, as the header says it ("own seccomp filter"). */

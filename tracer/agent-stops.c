@@ -331,14 +331,17 @@ int agent_classify(const char *path)
 	Elf64_Ehdr eh;
 	struct stat st;
 	int fd, why = AGENT_WHY_NONE;
+	ssize_t n;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return AGENT_WHY_NOT_LOADED;
-	if (fstat(fd, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
+	n = pread(fd, &eh, sizeof(eh), 0);
+	if (n >= 2 && !memcmp(&eh, "#!", 2))
+		;	/* a script: its interpreter is what runs */
+	else if (fstat(fd, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
 		why = AGENT_WHY_SETUID;
-	else if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-		 memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	else if (n != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 		 eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 		 eh.e_machine != EM_X86_64)
 		why = AGENT_WHY_NOT64;

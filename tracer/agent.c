@@ -104,21 +104,12 @@ static const char *agent_probe(const struct tracer_opts *opts,
 static const char *agent_unsuited(const struct tracer_opts *opts,
 				  const struct tracer_target *target)
 {
-	unsigned char h[2] = { 0 };
-	FILE *f;
 	int why;
 
 	(void)opts;
 	if (target->kind != TARGET_COMMAND)
 		return NULL;
-	f = fopen(target->argv[0], "rb");
-	if (f && fread(h, 1, sizeof(h), f) == sizeof(h) && h[0] == '#' &&
-	    h[1] == '!')
-		why = AGENT_WHY_NONE;
-	else
-		why = agent_classify(target->argv[0]);
-	if (f)
-		fclose(f);
+	why = agent_classify(target->argv[0]);
 	return why == AGENT_WHY_NONE || why == AGENT_WHY_NOT_LOADED ? NULL :
 	       agent_why_text(why);
 }
