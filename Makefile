@@ -57,7 +57,8 @@ all: iotrace build/iotrace-agent.so
 # with no project code and no libc, which iotrace maps into a program
 # itself (tracer/agent-inject.c: only relative relocations, checked here)
 # or dlopen()s (built-in workloads); found beside iotrace or in build/.
-AGENT_SRCS = agent/agent.c agent/arm.c agent/probe.c agent/files.c agent/libc.c
+AGENT_SRCS = agent/agent.c agent/arm.c agent/probe.c agent/files.c agent/sites.c \
+	agent/libc.c
 build/iotrace-agent.so: $(AGENT_SRCS) agent/agent-int.h agent/agent-abi.h | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -I. -D_GNU_SOURCE -std=gnu11 -Wall -Wextra -Werror $(CFLAGS) \

@@ -20,10 +20,11 @@
 #ifndef IOTRACE_AGENT_ABI_H
 #define IOTRACE_AGENT_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define AGENT_MAGIC 0x696f74726163656bULL	/* "iotracek" */
-#define AGENT_VERSION 7
+#define AGENT_VERSION 8
 #define AGENT_NR_MAX 1024		/* native syscall numbers counted */
 #define AGENT_HIST_BUCKETS 40		/* log2 ns, as the profile's */
 #define AGENT_ERRNO_SLOTS 4
@@ -192,10 +193,69 @@ struct agent_files {
 	struct agent_file file[AGENT_FILES_MAX];
 };
 
+/*
+ * -k (agent/sites.c; tracer/agent-sites.c reads them): the agent cannot
+ * unwind (no loader, no libunwind in a program's memory), so for each
+ * call it counts (1 in sample per syscall) it leaves its registers and a
+ * copy of the stack above them in a slot; iotrace unwinds them with the
+ * ptrace engine's unwinder (the copy in place of the live stack) while
+ * the process lives, and frees the slot.  Slots are taken in any order
+ * (order does not matter to a sum).  When none is free the agent wakes
+ * iotrace and waits (freed is a futex); before its process exits it
+ * waits until iotrace has taken its slots, as its maps go with it.
+ * How much stack to copy: up to the highest address an unwind of the
+ * same thread read (its outermost frame's, as a rule) and a page more,
+ * which iotrace leaves as a hint per thread; all it may (its first
+ * call, which waits for the hint) where there is none yet, and
+ * AGENT_SITE_STACK where the stack pointer is not below it (another
+ * stack).  A stack that needed more than its copy had is cut (and
+ * marked so).
+ */
+#define AGENT_SITE_SLOTS 256
+#define AGENT_SITE_STACK 16384		/* stack bytes copied where the
+					   hint is for another stack */
+#define AGENT_SITE_STACK_MAX 65536	/* ... at most */
+#define AGENT_SITE_HINTS 256		/* threads with a hint (2^n) */
+enum { AGENT_SITE_FREE = 0, AGENT_SITE_BUSY, AGENT_SITE_READY };
+enum {
+	AGENT_SITE_CALL = 1,		/* a call: counted at this site */
+	AGENT_SITE_TIMED = 2,		/* its time (and result) is in it:
+					   alone, an execve that failed, its
+					   call sent before it */
+};
+
+struct agent_site {
+	uint32_t state;			/* AGENT_SITE_FREE... */
+	uint32_t flags;			/* AGENT_SITE_CALL... */
+	uint32_t tgid, tid;
+	int32_t nr;
+	uint32_t len;			/* stack bytes copied */
+	int64_t ret;
+	uint64_t ns;			/* as measured (raw) */
+	uint64_t gregs[17];		/* ucontext's, REG_R8 to REG_RIP */
+	unsigned char stack[AGENT_SITE_STACK_MAX];	/* from REG_RSP */
+};
+
+struct agent_site_hint {		/* at [tid % AGENT_SITE_HINTS] */
+	uint64_t tid;			/* 0: none */
+	uint64_t top;			/* the highest stack address read */
+};
+
+struct agent_sites {
+	uint32_t sample;		/* 0: no -k; 1 call in sample */
+	uint32_t next;			/* where to look for a free slot */
+	uint32_t ready;			/* slots READY (about) */
+	uint32_t freed;			/* futex: bumped as slots free */
+	uint32_t seen[AGENT_NR_MAX];	/* calls per syscall, for sample */
+	struct agent_site_hint hint[AGENT_SITE_HINTS];
+	struct agent_site slot[AGENT_SITE_SLOTS];
+};
+
 struct agent_shm {
 	uint64_t magic;			/* AGENT_MAGIC once filled */
 	uint32_t version;		/* AGENT_VERSION */
-	uint32_t size;			/* sizeof(struct agent_shm) */
+	uint32_t size;			/* AGENT_SHM_BASE, or with -k
+					   sizeof(struct agent_shm) */
 	uint8_t act[AGENT_NR_MAX];	/* AGENT_ACT_* */
 	int8_t size_arg[AGENT_NR_MAX];	/* argument with the size asked,
 					   -1: moves no data, 6: moves data,
@@ -226,6 +286,13 @@ struct agent_shm {
 		uint64_t samples;	/* of them, timed undisturbed */
 		uint64_t hist[AGENT_PROBE_BUCKETS];	/* AGENT_PROBE_NS each */
 	} probe;
+	struct agent_sites sites;	/* -k (above) */
 };
+
+/*
+ * The counters are mapped up to the slots of -k only with -k (size says
+ * which): the slots are 16 MiB of address space each program would see.
+ */
+#define AGENT_SHM_BASE offsetof(struct agent_shm, sites.slot)
 
 #endif

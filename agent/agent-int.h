@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by the agent's files only (agent.c: the SIGSYS handler, arm.c:
- * arming, files.c: per-file counts, probe.c: the dispatch cost, libc.c:
- * string functions; no libc is linked): its syscall stub
- * and code region,
- * the state both use.  What iotrace shares with the agent is
- * agent-abi.h.
+ * arming, files.c: per-file counts, probe.c: the dispatch cost, sites.c:
+ * -k's stacks, libc.c: string functions; no libc is linked): its
+ * syscall stub and code region, the state they use.  What iotrace
+ * shares with the agent is agent-abi.h.
  */
 #ifndef IOTRACE_AGENT_INT_H
 #define IOTRACE_AGENT_INT_H
@@ -98,5 +97,18 @@ void on_sigsys(int sig, siginfo_t *si, void *ctx);
  */
 void agent_files_init(void);
 void agent_files_after(int nr, int act, uint64_t ns, const greg_t *g);
+
+/*
+ * -k (sites.c): agent_site_wanted(): this call of nr is one whose stack
+ * iotrace unwinds (-k on, 1 in --stack-sample); agent_site(): leave its
+ * registers (g, as dispatched) and stack for iotrace, with ret and ns
+ * as measured when flags has AGENT_SITE_TIMED; agent_sites_flush():
+ * before the process (or the thread) exits, wait until iotrace has
+ * taken its slots.
+ */
+bool agent_site_wanted(int nr);
+void agent_site(int nr, const greg_t *g, long ret, uint64_t ns,
+		unsigned flags);
+void agent_sites_flush(bool process);
 
 #endif

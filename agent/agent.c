@@ -254,15 +254,23 @@ static void timed_call(int nr, greg_t *g, uint64_t t[2])
  * clock_nanosleep).  counted: already (an execve, which on success
  * never returns).
  */
-static void run_call(int nr, greg_t *g, bool counted)
+/* -k: a counted call's stack, for iotrace to unwind (sites.c). */
+static void site_of(int nr, const greg_t *g, uint64_t ns, unsigned flags)
+{
+	if (agent_site_wanted(nr))
+		agent_site(nr, g, g[REG_RAX], ns, flags);
+}
+
+/* What the call took, as measured (0: not timed). */
+static uint64_t run_call(int nr, greg_t *g, bool counted)
 {
 	uint8_t act = shm->act[nr];
-	uint64_t t[2];
+	uint64_t t[2] = { 0, 0 };
 
 	if (act == AGENT_ACT_SKIP) {
 		g[REG_RAX] = issue(g);
 		agent_files_after(nr, act, 0, g);
-		return;
+		return 0;
 	}
 	if (act == AGENT_ACT_COUNT) {
 		g[REG_RAX] = issue(g);
@@ -270,8 +278,12 @@ static void run_call(int nr, greg_t *g, bool counted)
 	} else {
 		timed_call(nr, g, t);
 	}
-	if (!counted)
+	if (!counted) {
 		add(&shm->rows[nr].calls, 1);
+		site_of(nr, g, t[1] - t[0], AGENT_SITE_CALL |
+			(act == AGENT_ACT_TIME ? AGENT_SITE_TIMED : 0));
+	}
+	return t[1] - t[0];
 }
 
 static void generic(int nr, greg_t *g)
@@ -291,6 +303,7 @@ static void probed(int nr, greg_t *g, uint64_t ta, uint64_t trip)
 		return;
 	timed_call(nr, g, t);
 	add(&shm->rows[nr].calls, 1);
+	site_of(nr, g, t[1] - t[0], AGENT_SITE_CALL | AGENT_SITE_TIMED);
 	if (ta)
 		probe_done(trip, ta, t[0], t[1]);
 }
@@ -433,19 +446,29 @@ static void sigsys_for_exec(bool on, bool blocked)
 }
 
 /*
- * execve and execveat: counted before (on success nothing comes back).
- * iotrace maps the agent into the new program at the call's exit.
+ * execve and execveat: counted before (on success nothing comes back),
+ * with -k its stack too (iotrace unwinds it as it seizes the task, the
+ * old program still there); a failure's time and result go to the same
+ * site after.  iotrace maps the agent into the new program at the
+ * call's exit.
  */
 static void exec_call(int nr, greg_t *g)
 {
 	bool blocked = vblocked((int32_t)sys0(SYS_gettid));
+	bool counted = shm->act[nr] != AGENT_ACT_SKIP;
+	bool site = counted && agent_site_wanted(nr);
+	uint64_t ns;
 
 	sigsys_for_exec(true, blocked);
-	attach_me();
-	if (shm->act[nr] != AGENT_ACT_SKIP)
+	if (counted)
 		add(&shm->rows[nr].calls, 1);
-	run_call(nr, g, true);
+	if (site)
+		agent_site(nr, g, 0, 0, AGENT_SITE_CALL);
+	attach_me();
+	ns = run_call(nr, g, true);
 	sigsys_for_exec(false, blocked);
+	if (site && shm->act[nr] == AGENT_ACT_TIME)
+		agent_site(nr, g, g[REG_RAX], ns, AGENT_SITE_TIMED);
 }
 
 /*
@@ -580,9 +603,14 @@ void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	}
 	if (nr == SYS_exit)	/* the thread's SIGSYS wish goes with it */
 		vblock_set((int32_t)sys0(SYS_gettid), false);
+	/* -k: the stacks are unwound with the process's maps, alive */
+	if (nr == SYS_exit || nr == SYS_exit_group)
+		agent_sites_flush(nr == SYS_exit_group);
 	if (nr == SYS_rt_sigreturn) {
-		if (shm->act[nr] != AGENT_ACT_SKIP)
+		if (shm->act[nr] != AGENT_ACT_SKIP) {
 			add(&shm->rows[nr].calls, 1);
+			site_of(nr, g, 0, AGENT_SITE_CALL);
+		}
 		g[REG_RIP] = (greg_t)agent_sigreturn;
 		return;
 	}

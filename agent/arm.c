@@ -25,10 +25,13 @@ static int sigsys_taken(void)
 	return AGENT_WHY_NONE;
 }
 
-/* Maps the shared counters (fd closed after); 0 or AGENT_WHY_NO_SHM. */
+/*
+ * Maps the shared counters (fd closed after), all of them with -k (the
+ * size they say); 0 or AGENT_WHY_NO_SHM.
+ */
 static int map_counters(const char *path, long fd)
 {
-	long size = (long)sizeof(struct agent_shm), p;
+	long size = (long)AGENT_SHM_BASE, p;
 
 	if (fd < 0)
 		fd = agent_sys6(SYS_openat, AT_FDCWD, (long)path,
@@ -41,8 +44,18 @@ static int map_counters(const char *path, long fd)
 	if ((p < 0 && p >= -4095) || !p)
 		return AGENT_WHY_NO_SHM;
 	shm = (struct agent_shm *)p;
+	if (shm->magic == AGENT_MAGIC && shm->version == AGENT_VERSION &&
+	    shm->size == sizeof(*shm)) {
+		p = agent_sys6(SYS_mremap, p, size, sizeof(*shm),
+			       MREMAP_MAYMOVE, 0, 0);
+		if ((p < 0 && p >= -4095) || !p)
+			p = (long)shm;	/* unmapped below */
+		else
+			size = sizeof(*shm);
+		shm = (struct agent_shm *)p;
+	}
 	if (shm->magic != AGENT_MAGIC || shm->version != AGENT_VERSION ||
-	    shm->size != sizeof(*shm)) {
+	    shm->size != size) {
 		agent_sys6(SYS_munmap, p, size, 0, 0, 0, 0);
 		shm = NULL;
 		return AGENT_WHY_NO_SHM;

@@ -81,7 +81,7 @@ static void print_help(void)
 	       "      --no-pin       do not keep iotrace and a lone tracee on\n"
 	       "                     one CPU\n"
 	       "      --engine=E     auto (default): the agent where it can\n"
-	       "                     run, else ptrace (and with -k,\n"
+	       "                     run, else ptrace (and with\n"
 	       "                     --no-seccomp, -e trace=); ptrace:\n"
 	       "                     stops the command at its calls;\n"
 	       "                     agent: an in-process agent (Syscall\n"
@@ -424,7 +424,7 @@ static int run_attach(struct cli_opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	/* --engine=auto unless said otherwise (-p, -k then take ptrace) */
+	/* --engine=auto unless said otherwise (-p then takes ptrace) */
 	struct cli_opts o = { .engine = tracer_engine_find("agent"),
 			      .engine_auto = true,
 			      .tracer.follow = true, .tracer.pin = true,

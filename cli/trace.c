@@ -31,7 +31,10 @@ static void on_aggregate(void *ctx, const struct tracer_aggregate *a)
 {
 	struct sink_ctx *s = ctx;
 
-	profile_add_aggregate(s->p, a);
+	if (!a->stack_id)
+		profile_add_aggregate(s->p, a);
+	else if (s->stacks)
+		profile_add_callsite_share(s->p, &s->sites, s->stacks, a);
 }
 
 int exit_status_of(const struct profile *p)
@@ -94,19 +97,15 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 	const char *why;
 
 	/*
-	 * -k's unwinder is made later (stacks_start): the agent engine's
-	 * probe, which refuses it, cannot see it yet.  --no-seccomp is a
-	 * choice of how ptrace stops: the ptrace engine's.  -e trace=SET:
-	 * ptrace's filter lets every other call run untouched, where
-	 * dispatch takes them all (dd with -e trace=openat: 1.0x untraced
-	 * under ptrace, 2.5x under the agent).
+	 * --no-seccomp is a choice of how ptrace stops: the ptrace
+	 * engine's.  -e trace=SET: ptrace's filter lets every other call
+	 * run untouched, where dispatch takes them all (dd with -e
+	 * trace=openat: 1.0x untraced under ptrace, 2.5x under the agent).
+	 * -k stays with the agent: the same stacks from the stack it copies,
+	 * at 0.4x the ptrace engine's wall (dd bs=1024).
 	 */
-	if ((o->stacks || o->no_seccomp || o->tracer.trace) && o->engine_auto)
+	if ((o->no_seccomp || o->tracer.trace) && o->engine_auto)
 		o->engine = tracer_engine_find("ptrace");
-	if (o->stacks && strcmp(o->engine->name, "ptrace"))
-		return error("cannot trace '%s' with the %s engine: -k: the "
-			     "agent does not unwind call sites (yet)", what,
-			     o->engine->name);
 	if (o->engine_auto &&
 	    (o->engine->probe(&o->tracer, target) ||
 	     (o->engine->unsuited &&

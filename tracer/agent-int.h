@@ -39,6 +39,7 @@ void agent_image_release(struct agent_image *im);
 /* One run of the agent engine. */
 struct agent_run {
 	struct agent_shm *shm;		/* the counters, mapped shared */
+	size_t shm_size;		/* shm->size: AGENT_SHM_BASE or all */
 	int shm_fd;			/* their memfd, close-on-exec */
 	struct tracer_engine_use *use;	/* in the run's result */
 	const struct tracer_sink *sink;	/* where events go on to */
@@ -53,6 +54,8 @@ struct agent_run {
 	pid_t detached_pid[AGENT_DETACHED_MAX];
 	int detached_fd[AGENT_DETACHED_MAX];
 	size_t ndetached;
+	uint64_t *site_calls;		/* -k: per native number, calls
+					   given with a stack */
 };
 
 /* What the agent adds to a call, calibrated (agent-calib.c). */
@@ -82,6 +85,16 @@ void agent_untrack_all(struct agent_run *ar, bool kill);
  */
 int agent_files_fill(struct agent_files *af);
 void agent_files_deliver(struct agent_run *ar);
+
+/*
+ * -k (agent-sites.c): start() asks the agents for their calls' stacks
+ * (0 or -ENOMEM), agent_sites_drain() (tracer-int.h) unwinds those
+ * ready, exec() forgets the hint of a task that has a new stack (its
+ * execve), end() counts the calls left without one.
+ */
+int agent_sites_start(struct agent_run *ar, const struct tracer_opts *opts);
+void agent_sites_exec(struct agent_run *ar, pid_t tid);
+void agent_sites_end(struct agent_run *ar);
 
 /*
  * The agent's way into a program (agent-inject.c), from execve's exit

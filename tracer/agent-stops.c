@@ -377,6 +377,7 @@ void agent_exec(struct loop *l, struct task *t)
 		record_fallback(l, t->tid, t->agent_why);
 	t->agent_lo = t->agent_len = t->agent_base = 0;
 	t->agent_booting = false;
+	agent_sites_exec(l->agent, t->tid);
 	t->agent_why = (uint8_t)classify(t->tid);
 	if (!t->agent_why && own_filter(l, t->tid))
 		t->agent_why = AGENT_WHY_SECCOMP;
@@ -429,10 +430,12 @@ int agent_resume(struct loop *l, pid_t tid, int sig)
 void agent_requests(struct loop *l)
 {
 	struct agent_shm *s = l->agent->shm;
+	bool drained = false;
 	struct task *t;
 	uint32_t tid;
 	size_t i;
 
+	agent_sites_drain(l);
 	if (!agent_signalled)
 		return;
 	agent_signalled = 0;
@@ -440,6 +443,11 @@ void agent_requests(struct loop *l)
 		tid = __atomic_load_n(&s->req[i].tid, __ATOMIC_ACQUIRE);
 		if (!tid || __atomic_load_n(&s->req[i].done, __ATOMIC_ACQUIRE))
 			continue;
+		/* -k: the stacks it left before it asked (an execve's),
+		   unwound before it goes on to replace its maps */
+		if (!drained)
+			agent_sites_drain(l);
+		drained = true;
 		if (!task_find(&l->tasks, (pid_t)tid) && seize((pid_t)tid) == 0) {
 			t = loop_add_task(l, (pid_t)tid,
 					  (pid_t)s->req[i].pid);

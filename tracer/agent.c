@@ -83,8 +83,6 @@ static const char *agent_probe(const struct tracer_opts *opts,
 		       "starts";
 	if (target->kind != TARGET_COMMAND && target->kind != TARGET_FUNCTION)
 		return "the agent engine cannot trace this kind of target";
-	if (opts->stacks)
-		return "-k: the agent does not unwind call sites (yet)";
 	if (seccomp_arch_native() != SCMP_ARCH_X86_64)
 		return "the agent runs on x86_64 only";
 	if (!agent_so())
@@ -137,14 +135,14 @@ static int agent_calibrate(const struct tracer_opts *opts,
 }
 
 /* The agent's plan: the ptrace engine's actions, native numbers. */
-static void fill_shm(struct agent_shm *s, const struct plan *pl)
+static void fill_shm(struct agent_shm *s, size_t size, const struct plan *pl)
 {
 	const struct syscall_fact *f;
 	int nr;
 
 	s->magic = AGENT_MAGIC;
 	s->version = AGENT_VERSION;
-	s->size = sizeof(*s);
+	s->size = (uint32_t)size;
 	for (nr = 0; nr < AGENT_NR_MAX; nr++) {
 		uint8_t act = pl->act[0][nr];
 
@@ -160,7 +158,7 @@ static void fill_shm(struct agent_shm *s, const struct plan *pl)
 static void shm_close(struct agent_run *ar)
 {
 	if (ar->shm)
-		munmap(ar->shm, sizeof(*ar->shm));
+		munmap(ar->shm, ar->shm_size);
 	if (ar->shm_fd >= 0)
 		close(ar->shm_fd);
 	ar->shm = NULL;
@@ -173,12 +171,13 @@ static int shm_open_run(struct agent_run *ar, const struct tracer_opts *opts)
 	struct plan pl;
 	int err;
 
+	ar->shm_size = opts->stacks ? sizeof(*ar->shm) : AGENT_SHM_BASE;
 	ar->shm_fd = memfd_create("iotrace-agent", MFD_CLOEXEC);
 	if (ar->shm_fd < 0)
 		return -errno;
-	if (ftruncate(ar->shm_fd, sizeof(*ar->shm)) < 0)
+	if (ftruncate(ar->shm_fd, (off_t)ar->shm_size) < 0)
 		goto out_errno;
-	ar->shm = mmap(NULL, sizeof(*ar->shm), PROT_READ | PROT_WRITE,
+	ar->shm = mmap(NULL, ar->shm_size, PROT_READ | PROT_WRITE,
 		       MAP_SHARED, ar->shm_fd, 0);
 	if (ar->shm == MAP_FAILED) {
 		ar->shm = NULL;
@@ -188,7 +187,7 @@ static int shm_open_run(struct agent_run *ar, const struct tracer_opts *opts)
 	err = plan_build(&pl, &o);
 	if (err < 0)
 		goto out_close;
-	fill_shm(ar->shm, &pl);
+	fill_shm(ar->shm, ar->shm_size, &pl);
 	plan_release(&pl);
 	err = agent_files_fill(&ar->shm->files);
 	if (err < 0)
@@ -444,6 +443,9 @@ int agent_run(const struct tracer_opts *opts,
 	if (err < 0)
 		return err;
 	ar.shm->correction_ns = agent_costs.correction_ns;
+	err = agent_sites_start(&ar, opts);
+	if (err < 0)
+		goto out_close;
 	res->use.correction_ns = agent_costs.correction_ns;
 	res->use.dispatch_ns = agent_costs.dispatch_ns;
 	err = prepare(&ar, &t, &w);
@@ -459,7 +461,9 @@ int agent_run(const struct tracer_opts *opts,
 	probe_stats(&ar.shm->probe, &res->use);
 	deliver(&ar);
 	agent_files_deliver(&ar);
+	agent_sites_end(&ar);
 out_close:
+	free(ar.site_calls);
 	agent_image_release(&ar.image);
 	shm_close(&ar);
 	return err;

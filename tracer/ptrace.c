@@ -148,6 +148,8 @@ int ptrace_run_loop(struct loop *l, const struct tracer_target *target)
 	/* The agent engine: processes left running detached. */
 	while (!err && l->agent && agent_wait_detached(l))
 		err = loop_run(l);
+	if (l->agent)
+		agent_sites_drain(l);	/* -k: the last stacks */
 	res->end_ns = mono_ns();
 	if (pt->finish)
 		pt->finish(l);

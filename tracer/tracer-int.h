@@ -366,8 +366,13 @@ int agent_resume(struct loop *l, pid_t tid, int sig);
  * the loop again).  Told to stop, kills them (agent-wait.c).
  */
 bool agent_wait_detached(struct loop *l);
-/* Tasks that asked to be traced again, if iotrace was signalled. */
+/*
+ * Tasks that asked to be traced again, if iotrace was signalled; -k's
+ * stacks the agents left ready first (agent_sites_drain(), also once
+ * the run is over: agent-sites.c).
+ */
 void agent_requests(struct loop *l);
+void agent_sites_drain(struct loop *l);
 extern volatile sig_atomic_t agent_signalled;	/* agent.c's handler */
 
 static inline uint64_t mono_ns(void)

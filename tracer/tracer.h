@@ -83,6 +83,12 @@ struct tracer_aggregate {
 	 */
 	const struct tracer_file *file, *file2;
 	uint64_t einval, size_max, size_max_calls;
+	/*
+	 * stack_id set (-k under the agent engine): likewise a share, of one
+	 * call at its call site (the id in opts->stacks), for the call-site
+	 * breakdown only; given as the engine unwinds, during the run.
+	 */
+	uint32_t stack_id;
 };
 
 struct tracer_sink {
@@ -182,6 +188,8 @@ struct tracer_engine_use {
 	uint64_t dispatch_run_ns;	/* the same measured in the run: the
 					   samples' mean (0: too few) */
 	uint64_t dispatch_run_se_ns;	/* that mean's standard error */
+	uint64_t stacks_missed;	/* -k: calls it counted with no stack (the
+				   process gone before it was unwound) */
 	struct tracer_fallback {
 		pid_t pid;
 		const char *why;	/* static: "own seccomp filter" */

@@ -98,13 +98,41 @@ static const struct page *page_at(struct unwinder *u, uint64_t addr)
 	return pg->ok ? pg : NULL;
 }
 
-/* 8 bytes at an aligned addr: a built table, an object's file, memory. */
-static int read_word(struct unwinder *u, uint64_t addr, uint64_t *val)
+/*
+ * The stack the agent copied, at addr: 0; -UNW_EINVAL just past it (the
+ * live stack is the program's later one); 1 elsewhere (memory of
+ * another kind: libc's data, read live).  copy_need: how far it read,
+ * or would have.
+ */
+static int copy_read(struct unwinder *u, uint64_t addr, uint64_t *val)
+{
+	uint64_t off = addr - u->regs.rsp;
+
+	if (off >= UNWIND_COPY_MAX)
+		return 1;
+	if (off + 8 > u->copy_need)
+		u->copy_need = off + 8;
+	if (off < u->copy_len && off + 8 <= u->copy_len) {
+		memcpy(val, u->copy + off, 8);
+		memo_note_word(u, addr, *val);
+		return 0;
+	}
+	memo_spoil(u);
+	return -UNW_EINVAL;
+}
+
+/*
+ * 8 bytes at an aligned addr: a built table, an object's file, the
+ * stack the agent copied or memory; the last two are what the memo
+ * keeps.
+ */
+int unwind_read_word(struct unwinder *u, uint64_t addr, uint64_t *val)
 {
 	const struct umap *m;
 	const struct elf_obj *o;
 	const struct page *pg;
 	uint64_t i;
+	int r;
 
 	if (addr >= SYNTH_BASE) {
 		i = (addr - SYNTH_BASE) >> 32;
@@ -118,10 +146,15 @@ static int read_word(struct unwinder *u, uint64_t addr, uint64_t *val)
 	m = unwind_map_of(u->proc, addr);
 	if (m && elf_obj_read(m->obj, addr - m->bias, val) == 0)
 		return 0;
+	if (u->copy && (r = copy_read(u, addr, val)) <= 0)
+		return r;
 	pg = page_at(u, addr);
-	if (!pg)
+	if (!pg) {
+		memo_spoil(u);
 		return -UNW_EINVAL;
+	}
 	memcpy(val, pg->data + (addr & (PAGE - 1)), 8);
+	memo_note_word(u, addr, *val);
 	return 0;
 }
 
@@ -134,19 +167,17 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 	if (write)
 		return -UNW_EINVAL;
 	if (!shift)
-		return read_word(arg, addr, val);
+		return unwind_read_word(arg, addr, val);
 	/* Unaligned (libunwind reads aligned words; just in case). */
-	if (read_word(arg, addr & ~7ull, &lo) < 0 ||
-	    read_word(arg, (addr & ~7ull) + 8, &hi) < 0)
+	if (unwind_read_word(arg, addr & ~7ull, &lo) < 0 ||
+	    unwind_read_word(arg, (addr & ~7ull) + 8, &hi) < 0)
 		return -UNW_EINVAL;
 	*val = lo >> shift | hi << (64 - shift);
 	return 0;
 }
 
-static int access_reg(unw_addr_space_t as, unw_regnum_t reg,
-		      unw_word_t *val, int write, void *arg)
+uint64_t unwind_reg(const struct user_regs_struct *r, int reg)
 {
-	const struct user_regs_struct *r = &((struct unwinder *)arg)->regs;
 	const unsigned long long *v[] = {
 		[UNW_X86_64_RAX] = &r->rax, [UNW_X86_64_RDX] = &r->rdx,
 		[UNW_X86_64_RCX] = &r->rcx, [UNW_X86_64_RBX] = &r->rbx,
@@ -159,10 +190,19 @@ static int access_reg(unw_addr_space_t as, unw_regnum_t reg,
 		[UNW_X86_64_RIP] = &r->rip,
 	};
 
+	return reg >= 0 && reg <= UNW_X86_64_RIP ? *v[reg] : 0;
+}
+
+static int access_reg(unw_addr_space_t as, unw_regnum_t reg,
+		      unw_word_t *val, int write, void *arg)
+{
+	struct unwinder *u = arg;
+
 	(void)as;
 	if (write || reg < 0 || reg > UNW_X86_64_RIP)
 		return -UNW_EBADREG;
-	*val = *v[reg];
+	*val = unwind_reg(&u->regs, reg);
+	memo_note_reg(u, reg, *val);
 	return 0;
 }
 
@@ -277,6 +317,25 @@ static uint32_t stack_id(struct unwinder *u, const uint64_t *pcs, size_t n,
 	return s->id;
 }
 
+/* The stack of u->regs in u->proc: remembered, or unwound and kept. */
+static uint32_t unwind_now(struct unwinder *u)
+{
+	uint64_t pcs[TRACER_STACK_MAX];
+	bool truncated;
+	uint32_t id;
+	size_t n;
+
+	id = memo_find(u);
+	if (id != TRACER_ID_NONE)
+		return id;
+	memo_begin(u);
+	n = walk(u, pcs, &truncated);
+	/* No maps (the process is gone): nothing to name the frames by. */
+	id = u->proc->nmaps ? stack_id(u, pcs, n, truncated) : TRACER_ID_NONE;
+	memo_keep(u, id);
+	return id;
+}
+
 /* Whether this call of nr is one of the 1 in u->sample unwound. */
 static bool sampled(struct unwinder *u, int nr)
 {
@@ -290,10 +349,6 @@ static bool sampled(struct unwinder *u, int nr)
 uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
 			uint32_t arch, int nr)
 {
-	uint64_t pcs[TRACER_STACK_MAX];
-	bool truncated;
-	size_t n;
-
 	/* libunwind here unwinds x86_64 code only. */
 	if (arch != AUDIT_ARCH_X86_64 || !sampled(u, nr))
 		return TRACER_ID_NONE;
@@ -304,8 +359,30 @@ uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
 	u->proc->used = ++u->clock;
 	if (u->proc->dirty)
 		unwind_maps_read(u, u->proc);
-	n = walk(u, pcs, &truncated);
-	return stack_id(u, pcs, n, truncated);
+	return unwind_now(u);
+}
+
+uint32_t unwinder_stack_copy(struct unwinder *u, pid_t tgid,
+			     const struct user_regs_struct *regs,
+			     const void *stack, size_t len, size_t *need)
+{
+	uint32_t id;
+
+	u->proc = unwind_proc_get(u, tgid);
+	if (!u->proc)
+		return TRACER_ID_NONE;
+	u->tid = tgid;
+	u->regs = *regs;
+	u->copy = stack;
+	u->copy_len = len;
+	u->copy_need = 0;
+	u->proc->used = ++u->clock;
+	if (u->proc->dirty)
+		unwind_maps_read(u, u->proc);
+	id = unwind_now(u);
+	u->copy = NULL;
+	*need = u->copy_need;
+	return id;
 }
 
 /* --- the unwinder --- */
@@ -351,6 +428,7 @@ void unwinder_free(struct unwinder *u)
 		unwind_proc_release(&u->procs[i]);
 	for (i = 0; i < u->nobjs; i++)
 		elf_obj_free(u->objs[i]);
+	free(u->memo);
 	free(u->raw);
 	free(u->raw_pcs);
 	free(u->counts);

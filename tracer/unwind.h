@@ -97,6 +97,17 @@ void unwinder_free(struct unwinder *u);
  */
 uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
 			uint32_t arch, int nr);
+/*
+ * The same for a call the agent saw (x86_64, sampled by the agent):
+ * its registers and len bytes of its stack copied from regs->rsp (the
+ * live stack has moved on: past the copy, the stack is cut and marked
+ * so), in process tgid; *need: how much of it the unwind read, or
+ * would have read past its end (up to UNWIND_COPY_MAX).
+ */
+#define UNWIND_COPY_MAX 65536
+uint32_t unwinder_stack_copy(struct unwinder *u, pid_t tgid,
+			     const struct user_regs_struct *regs,
+			     const void *stack, size_t len, size_t *need);
 /* tgid's mappings may have changed (execve, an executable mmap). */
 void unwinder_maps_changed(struct unwinder *u, pid_t tgid);
 /* tgid is gone: its map cache goes. */
@@ -137,6 +148,24 @@ struct raw_slot {
 	bool truncated;
 };
 
+/* A whole unwind remembered (unwmemo.c): what it read, what it found. */
+#define MEMO_SLOTS 2048
+#define MEMO_WORDS 40		/* stack words read, at most */
+#define MEMO_REGS (UNW_X86_64_RIP + 1)
+
+struct memo_word {
+	uint64_t addr, val;
+};
+
+struct memo {
+	uint64_t gen, rip, rsp;	/* the process's maps, where the call was */
+	uint32_t id;		/* the stack found; NONE: empty */
+	uint32_t regmask;	/* registers read (UNW_X86_64_*) */
+	uint64_t reg[MEMO_REGS];
+	unsigned nwords;
+	struct memo_word word[MEMO_WORDS];
+};
+
 struct page {
 	uint64_t addr;		/* page address */
 	uint64_t stamp;		/* the unwind it was read in */
@@ -160,6 +189,13 @@ struct unwinder {
 	struct uproc *proc;
 	pid_t tid;
 	struct user_regs_struct regs;
+	const unsigned char *copy;	/* the stack as the agent copied it,
+					   from regs.rsp; NULL: none */
+	size_t copy_len, copy_need;	/* its length; how far the walk
+					   read in it (or would have) */
+	struct memo *memo;		/* MEMO_SLOTS; NULL until used */
+	struct memo log;		/* what the unwind under way reads */
+	bool logging, log_full;
 	unw_accessors_t acc;
 };
 
@@ -173,5 +209,23 @@ void unwind_proc_release(struct uproc *p);
 void unwind_maps_read(struct unwinder *u, struct uproc *p);
 /* The mapping holding addr, or NULL. */
 const struct umap *unwind_map_of(const struct uproc *p, uint64_t addr);
+/* Register reg (UNW_X86_64_*) of regs; 0 for another. */
+uint64_t unwind_reg(const struct user_regs_struct *regs, int reg);
+/* 8 bytes at aligned addr of the unwind under way: 0, or -UNW_EINVAL. */
+int unwind_read_word(struct unwinder *u, uint64_t addr, uint64_t *val);
+
+/*
+ * The memo (unwmemo.c): find() the stack of the unwind about to be made
+ * (u->proc, u->regs) if the last one from there read the same values
+ * (NONE: unwind it); begin() logs what the walk reads (note_*()), keep()
+ * remembers it with the stack it found.
+ */
+uint32_t memo_find(struct unwinder *u);
+void memo_begin(struct unwinder *u);
+void memo_note_reg(struct unwinder *u, int reg, uint64_t val);
+void memo_note_word(struct unwinder *u, uint64_t addr, uint64_t val);
+/* A read failed: this walk is not kept (the next may read more). */
+void memo_spoil(struct unwinder *u);
+void memo_keep(struct unwinder *u, uint32_t id);
 
 #endif

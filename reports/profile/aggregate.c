@@ -33,26 +33,6 @@ static void add_times(struct profile_row *r, const struct tracer_aggregate *a)
 		r->hist[b] += a->hist[b];
 }
 
-/* Sums a share into a sub-row, as profile_sub_add() adds its events. */
-static void add_share(struct profile_sub *s, const struct tracer_aggregate *a)
-{
-	s->calls += a->calls;
-	s->timed += a->timed;
-	s->errors += a->errors;
-	s->einval += a->einval;
-	s->time_ns += a->time_ns;
-	s->raw_time_ns += a->raw_time_ns;
-	s->bytes_req += a->bytes_req;
-	s->bytes_done += a->bytes_done;
-	s->short_calls += a->short_calls;
-	if (a->size_max > s->size_max) {
-		s->size_max = a->size_max;
-		s->size_max_calls = 0;
-	}
-	if (a->size_max == s->size_max)
-		s->size_max_calls += a->size_max_calls;
-}
-
 /* A call's share on a file (and file2): its sub-row in the breakdown. */
 static int add_file_share(struct profile *p, const struct profile_row *r,
 			  const struct tracer_aggregate *a)
@@ -73,7 +53,7 @@ static int add_file_share(struct profile *p, const struct profile_row *r,
 	s = profile_io_get(p, (uint32_t)f1, file2, (uint32_t)(r - p->rows));
 	if (!s)
 		return -ENOMEM;
-	add_share(s, a);
+	profile_sub_add_share(s, a);
 	return 0;
 }
 
@@ -132,6 +112,7 @@ void profile_set_engines(struct profile *p, const struct tracer_engine_use *u)
 	e->probe_samples = u->probe_samples;
 	e->dispatch_run_ns = u->dispatch_run_ns;
 	e->dispatch_run_se_ns = u->dispatch_run_se_ns;
+	e->stacks_missed = u->stacks_missed;
 	for (i = 0; i < u->fallbacks && i < PROFILE_FALLBACKS_MAX; i++) {
 		e->fallback[i].pid = (int)u->fallback[i].pid;
 		snprintf(e->fallback[i].why, sizeof(e->fallback[i].why), "%s",

@@ -288,11 +288,16 @@ int profile_sub_add(struct profile *p, struct profile_breakdown *b,
 		    const struct tracer_event *ev)
 {
 	struct profile_sub *s = profile_sub_get(b, key, key2, row);
-	const struct profile_row *r = &p->rows[row];
+
+	return s ? profile_sub_event(p, s, ev) : -ENOMEM;
+}
+
+int profile_sub_event(const struct profile *p, struct profile_sub *s,
+		      const struct tracer_event *ev)
+{
+	const struct profile_row *r = &p->rows[s->row];
 	uint64_t raw;
 
-	if (!s)
-		return -ENOMEM;
 	s->calls++;
 	if (ev->flags & EVF_COUNT_ONLY)
 		return 0;
@@ -308,6 +313,26 @@ int profile_sub_add(struct profile *p, struct profile_breakdown *b,
 	}
 	add_size(s, r, ev);
 	return 0;
+}
+
+/* Sums a share into a sub-row, as profile_sub_add() adds its events. */
+void profile_sub_add_share(struct profile_sub *s, const struct tracer_aggregate *a)
+{
+	s->calls += a->calls;
+	s->timed += a->timed;
+	s->errors += a->errors;
+	s->einval += a->einval;
+	s->time_ns += a->time_ns;
+	s->raw_time_ns += a->raw_time_ns;
+	s->bytes_req += a->bytes_req;
+	s->bytes_done += a->bytes_done;
+	s->short_calls += a->short_calls;
+	if (a->size_max > s->size_max) {
+		s->size_max = a->size_max;
+		s->size_max_calls = 0;
+	}
+	if (a->size_max == s->size_max)
+		s->size_max_calls += a->size_max_calls;
 }
 
 void profile_sub_label(const struct profile_breakdown *b,

@@ -349,33 +349,65 @@ static int key_of_stack(struct profile_breakdown *b,
 	return k;
 }
 
+/*
+ * The sub-row of call (arch, nr) at stack id; NULL with *err 0 when
+ * there is none to add to (no call-site dimension, an unknown id).
+ */
+static struct profile_sub *site_sub(struct profile *p,
+				    struct profile_stack_cache *c,
+				    const struct tracer_stacks *st,
+				    const struct tracer_event *call,
+				    uint32_t id, int *err)
+{
+	struct profile_breakdown *b =
+		profile_breakdown_rw(p, &profile_dim_callsite);
+	const struct tracer_stack *s = tracer_stacks_get(st, id);
+	struct profile_row *r;
+	int k;
+
+	*err = 0;
+	if (!b || !s)
+		return NULL;
+	*err = -ENOMEM;
+	if (cache_grow(c, id) < 0)
+		return NULL;
+	k = c->key[id] - 1;
+	if (k < 0) {
+		k = key_of_stack(b, s);
+		if (k < 0)
+			return NULL;
+		c->key[id] = k + 1;
+	}
+	r = profile_event_row(p, call);
+	return r ? profile_sub_get(b, (uint32_t)k, PROFILE_KEY_NONE,
+				   (uint32_t)(r - p->rows)) : NULL;
+}
+
 int profile_add_callsite(struct profile *p, struct profile_stack_cache *c,
 			 const struct tracer_stacks *st,
 			 const struct tracer_event *ev)
 {
-	struct profile_breakdown *b =
-		profile_breakdown_rw(p, &profile_dim_callsite);
-	const struct tracer_stack *s;
-	struct profile_row *r;
-	int k;
+	struct profile_sub *s;
+	int err;
 
-	if (!b || (ev->flags & EVF_HIDDEN) || ev->stack_id == TRACER_ID_NONE)
+	if ((ev->flags & EVF_HIDDEN) || ev->stack_id == TRACER_ID_NONE)
 		return 0;
-	s = tracer_stacks_get(st, ev->stack_id);
+	s = site_sub(p, c, st, ev, ev->stack_id, &err);
+	return s ? profile_sub_event(p, s, ev) : err;
+}
+
+int profile_add_callsite_share(struct profile *p,
+			       struct profile_stack_cache *c,
+			       const struct tracer_stacks *st,
+			       const struct tracer_aggregate *a)
+{
+	struct tracer_event call = { .arch = a->arch, .nr = a->nr };
+	struct profile_sub *s;
+	int err;
+
+	s = site_sub(p, c, st, &call, a->stack_id, &err);
 	if (!s)
-		return 0;
-	if (cache_grow(c, ev->stack_id) < 0)
-		return -ENOMEM;
-	k = c->key[ev->stack_id] - 1;
-	if (k < 0) {
-		k = key_of_stack(b, s);
-		if (k < 0)
-			return k;
-		c->key[ev->stack_id] = k + 1;
-	}
-	r = profile_event_row(p, ev);
-	if (!r)
-		return -ENOMEM;
-	return profile_sub_add(p, b, (uint32_t)(r - p->rows), (uint32_t)k,
-			       PROFILE_KEY_NONE, ev);
+		return err;
+	profile_sub_add_share(s, a);
+	return 0;
 }

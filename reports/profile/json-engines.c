@@ -38,6 +38,8 @@ static const struct {
 	  offsetof(struct profile_engines, dispatch_run_ns), true },
 	{ "agent_dispatch_run_se_ns",
 	  offsetof(struct profile_engines, dispatch_run_se_ns), true },
+	{ "agent_stacks_missed",
+	  offsetof(struct profile_engines, stacks_missed), true },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 

@@ -341,6 +341,8 @@ struct profile_engines {
 	uint64_t dispatch_run_ns;	/* the same measured in the run
 					   (0: too few samples) */
 	uint64_t dispatch_run_se_ns;	/* its standard error */
+	uint64_t stacks_missed;		/* -k: calls it counted with no
+					   stack (their process gone) */
 	struct profile_fallback {
 		int pid;
 		char why[PROFILE_WHY_MAX];
@@ -528,6 +530,12 @@ const struct profile_sub *profile_sub_find(const struct profile_breakdown *b,
 /* The same, added when absent (past the bound, other()'s); NULL: ENOMEM. */
 struct profile_sub *profile_sub_get(struct profile_breakdown *b, uint32_t key,
 				    uint32_t key2, uint32_t row);
+/* Sums an engine's share (tracer.h) into a sub-row, as events add. */
+void profile_sub_add_share(struct profile_sub *s,
+			   const struct tracer_aggregate *a);
+/* Accounts one event of the sub-row's syscall to it.  0. */
+int profile_sub_event(const struct profile *p, struct profile_sub *s,
+		      const struct tracer_event *ev);
 /* Accounts one event of syscall row `row` to a sub-row.  0 or -ENOMEM. */
 int profile_sub_add(struct profile *p, struct profile_breakdown *b,
 		    uint32_t row, uint32_t key, uint32_t key2,
@@ -628,6 +636,11 @@ void profile_stack_cache_release(struct profile_stack_cache *c);
 int profile_add_callsite(struct profile *p, struct profile_stack_cache *c,
 			 const struct tracer_stacks *st,
 			 const struct tracer_event *ev);
+/* The same for an engine's share of a call at a->stack_id (tracer.h). */
+int profile_add_callsite_share(struct profile *p,
+			       struct profile_stack_cache *c,
+			       const struct tracer_stacks *st,
+			       const struct tracer_aggregate *a);
 
 /*
  * Latency percentile q (0..100) of a row from its log2 histogram: the

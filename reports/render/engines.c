@@ -58,6 +58,14 @@ void engines_render_header(FILE *f, const struct profile *p)
 	if (e->agent_calls && !e->files)
 		fputs("iotrace: calls the agent counted have no per-file "
 		      "breakdown\n", f);
+	if (e->stacks_missed)
+		fprintf(f, "iotrace: -k: %" PRIu64 " call%s the agent counted "
+			"%s no call site (%s process ended before iotrace "
+			"unwound %s)\n", e->stacks_missed,
+			e->stacks_missed == 1 ? "" : "s",
+			e->stacks_missed == 1 ? "has" : "have",
+			e->stacks_missed == 1 ? "its" : "their",
+			e->stacks_missed == 1 ? "it" : "them");
 	if (e->unattributed)
 		fprintf(f, "iotrace: %" PRIu64 " data call%s the agent counted "
 			"could not be given a file (its tables were full): "

@@ -8,7 +8,9 @@
  * "exec" re-executes itself first (the counts are the new image's);
  * "corrupt" makes one more write with its stack pointer on garbage,
  * a frame no unwinder can get past (x86_64 only); "dlopen" makes 9
- * more from gzflush in libz, loaded with dlopen after the start.
+ * more from gzflush in libz, loaded with dlopen after the start;
+ * "deep" makes them all from under a frame of 40 KiB (deep_frame), more
+ * stack than the agent engine copies for a call unless told.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -113,6 +115,18 @@ static int zlib_writes(void)
 	return 0;	/* f stays open: gzclose would write again */
 }
 
+static void *work(void *arg);
+
+/* work() under 40 KiB of stack of its own. */
+NOINLINE static void deep_frame(void)
+{
+	volatile char pad[40 * 1024];
+
+	pad[0] = pad[sizeof(pad) - 1] = 1;
+	work(NULL);
+	__asm__ volatile("" ::: "memory");
+}
+
 static void *work(void *arg)
 {
 	int i;
@@ -150,6 +164,8 @@ int main(int argc, char **argv)
 		if (pthread_create(&t, NULL, work, NULL) ||
 		    pthread_join(t, NULL))
 			return 1;
+	} else if (argc > 1 && !strcmp(argv[1], "deep")) {
+		deep_frame();
 	} else {
 		work(NULL);
 	}
