@@ -49,6 +49,8 @@ struct agent_run {
 					   none of its own: iotrace's and
 					   the marker filter */
 	bool first_seen;		/* the first task has stopped */
+	size_t held;			/* new tasks held in their first
+					   stop (AGENT_T_EARLY) */
 	/* Processes running detached, and a pidfd of each (agent-wait.c) */
 	pid_t detached_pid[AGENT_DETACHED_MAX];
 	int detached_fd[AGENT_DETACHED_MAX];
