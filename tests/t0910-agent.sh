@@ -104,6 +104,24 @@ test_expect_success PTRACE 'a background process outliving the first: counted' '
 	grep -q "^clock_nanosleep 1 0$" a
 '
 
+# iotrace waits for the processes it detached through a pidfd each, up
+# to 256 at once; past them, an armed task stays traced (before, it was
+# detached all the same, and the calls it made after the last waited-for
+# process were lost: 255 clock_nanosleep of 300).
+test_expect_success PTRACE 'more detached processes than iotrace waits for: counted' '
+	cat >many.sh <<-\EOF &&
+	i=0
+	while [ $i -lt 300 ]; do
+		if [ $i -lt 255 ]; then sleep 1 & else sleep 2 & fi
+		i=$((i + 1))
+	done
+	EOF
+	"$IOTRACE" --engine=agent -o many.txt -- sh many.sh &&
+	counts many.txt >a &&
+	grep -q "^clock_nanosleep 300 0$" a &&
+	! grep -q "could not be traced" many.txt
+'
+
 test_expect_success PTRACE 'SIGTERM kills processes running detached too' '
 	"$IOTRACE" --engine=agent -o t.txt -- sh -c "sleep 30 & echo \$! >bg.pid; sleep 31" &
 	ipid=$! &&

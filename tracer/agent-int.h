@@ -72,8 +72,11 @@ int agent_run(const struct tracer_opts *opts,
 	      const struct tracer_target *target,
 	      const struct tracer_sink *sink, struct tracer_result *res);
 
-/* A task of process tgid was detached: wait for the process. */
-void agent_track(struct loop *l, pid_t tgid);
+/*
+ * A task of process tgid is to be detached: wait for the process.  False
+ * when it cannot be waited for (the task must stay traced).
+ */
+bool agent_track(struct loop *l, pid_t tgid);
 /* Forgets every such process, first killing it if kill. */
 void agent_untrack_all(struct agent_run *ar, bool kill);
 

@@ -512,8 +512,10 @@ int agent_resume(struct loop *l, pid_t tid, int sig)
 		return AGENT_RESUME_SYSCALL;
 	if (!l->agent->shm->tracer_pid)
 		return AGENT_RESUME_CONT;
-	/* Armed: it runs detached until it asks to be traced again. */
-	agent_track(l, t->tgid ? t->tgid : tid);
+	/* Armed: it runs detached until it asks to be traced again, if
+	   iotrace can wait for its process (agent-wait.c). */
+	if (!agent_track(l, t->tgid ? t->tgid : tid))
+		return AGENT_RESUME_CONT;
 	ptrace(PTRACE_DETACH, tid, 0L, (long)sig);
 	task_del(&l->tasks, tid);
 	l->agent->use->detaches++;
