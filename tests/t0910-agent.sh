@@ -122,6 +122,24 @@ test_expect_success PTRACE 'more detached processes than iotrace waits for: coun
 	! grep -q "could not be traced" many.txt
 '
 
+# An armed program whose request to be traced again goes unanswered (here
+# iotrace is stopped) goes on after a second: its execve runs untraced,
+# and the program it starts is counted nowhere, which the header says
+# (it said nothing).  Files, not time, say when each step is done.
+test_expect_success PTRACE 'an execve iotrace could not trace: the header says so' '
+	rm -f go ready started && mkfifo go &&
+	"$IOTRACE" --engine=agent -o u.txt -- \
+		sh -c ">ready; read x <go; exec /bin/sh -c \">started\"" &
+	ipid=$! &&
+	n=0 && while [ ! -e ready ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done &&
+	kill -STOP $ipid &&
+	echo >go &&
+	n=0 && while [ ! -e started ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done &&
+	kill -CONT $ipid &&
+	wait $ipid &&
+	grep -q "^iotrace: 1 task could not be traced again: its later calls are not counted$" u.txt
+'
+
 test_expect_success PTRACE 'SIGTERM kills processes running detached too' '
 	"$IOTRACE" --engine=agent -o t.txt -- sh -c "sleep 30 & echo \$! >bg.pid; sleep 31" &
 	ipid=$! &&

@@ -526,7 +526,8 @@ int agent_resume(struct loop *l, pid_t tid, int sig)
  * Requests to be traced again (agent-abi.h), looked at when iotrace was
  * signalled: each task is seized as the spawn target seizes its first,
  * known as asked (armed; its next stop is its marker or its execve, or a
- * signal first), and woken.
+ * signal first), and woken; told so (done 1), or that it could not be
+ * (2: it goes on untraced, and its agent counts it in the header).
  */
 void agent_requests(struct loop *l)
 {
@@ -534,6 +535,7 @@ void agent_requests(struct loop *l)
 	struct task *t;
 	uint32_t tid;
 	size_t i;
+	bool ok;
 
 	if (!agent_signalled)
 		return;
@@ -542,14 +544,16 @@ void agent_requests(struct loop *l)
 		tid = __atomic_load_n(&s->req[i].tid, __ATOMIC_ACQUIRE);
 		if (!tid || __atomic_load_n(&s->req[i].done, __ATOMIC_ACQUIRE))
 			continue;
-		if (!task_find(&l->tasks, (pid_t)tid) && seize((pid_t)tid) == 0) {
+		t = task_find(&l->tasks, (pid_t)tid);
+		ok = t || seize((pid_t)tid) == 0;
+		if (ok && !t) {
 			t = loop_add_task(l, (pid_t)tid,
 					  (pid_t)s->req[i].pid);
 			if (t)
 				t->agent = AGENT_T_ASKED;
 		}
 		__atomic_store_n(&s->req[i].tid, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&s->req[i].done, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->req[i].done, ok ? 1 : 2, __ATOMIC_RELEASE);
 		syscall(SYS_futex, &s->req[i].done, FUTEX_WAKE, 1, NULL, NULL,
 			0);
 	}
