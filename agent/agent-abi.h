@@ -272,7 +272,8 @@ struct agent_shm {
 	struct {
 		uint32_t tid;		/* 0: free */
 		uint32_t pid;		/* its process */
-		uint32_t done;		/* futex: 1 once seized (or given up) */
+		uint32_t done;		/* futex: 1 once seized, 2 if it
+					   could not be */
 	} req[AGENT_REQ_SLOTS];
 	struct agent_row rows[AGENT_NR_MAX];
 	/*

@@ -72,7 +72,7 @@ AGENT_EXPORT int32_t iotrace_agent_vblocked[AGENT_VBLOCKED_SLOTS];
 static uint8_t mask_has_sigsys[65];	/* per signal: its handler's
 					   sa_mask had SIGSYS */
 static void mark_traced(long op, long a, long b);
-static void attach_me(void);
+static bool attach_me(void);
 
 /*
  * What now_ns() puts in its timespec before the clock call: when the
@@ -450,7 +450,8 @@ static void sigsys_for_exec(bool on, bool blocked)
  * with -k its stack too (iotrace unwinds it as it seizes the task, the
  * old program still there); a failure's time and result go to the same
  * site after.  iotrace maps the agent into the new program at the
- * call's exit.
+ * call's exit; not traced again, the new program goes uncounted, which
+ * the header says (unless the call fails).
  */
 static void exec_call(int nr, greg_t *g)
 {
@@ -458,14 +459,19 @@ static void exec_call(int nr, greg_t *g)
 	bool counted = shm->act[nr] != AGENT_ACT_SKIP;
 	bool site = counted && agent_site_wanted(nr);
 	uint64_t ns;
+	bool lost;
 
 	sigsys_for_exec(true, blocked);
 	if (counted)
 		add(&shm->rows[nr].calls, 1);
 	if (site)
 		agent_site(nr, g, 0, 0, AGENT_SITE_CALL);
-	attach_me();
+	lost = !attach_me();
+	if (lost)
+		__atomic_fetch_add(&shm->untraced, 1, __ATOMIC_RELAXED);
 	ns = run_call(nr, g, true);
+	if (lost)
+		__atomic_fetch_sub(&shm->untraced, 1, __ATOMIC_RELAXED);
 	sigsys_for_exec(false, blocked);
 	if (site && shm->act[nr] == AGENT_ACT_TIME)
 		agent_site(nr, g, g[REG_RAX], ns, AGENT_SITE_TIMED);
@@ -474,16 +480,18 @@ static void exec_call(int nr, greg_t *g)
 /*
  * An armed task runs detached from ptrace: ask iotrace to trace it again
  * (agent-abi.h) and wait until it has, re-sending the signal every 2 ms
- * in case iotrace was not waiting yet; after a second, go on.
+ * in case iotrace was not waiting yet; after a second, go on.  False
+ * when iotrace could not seize it, or did not answer: it runs untraced.
  */
-static void attach_me(void)
+static bool attach_me(void)
 {
 	struct timespec ts = { 0, 2000000 };
 	uint32_t i, *done;
 	int n;
 
 	if (!__atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE))
-		return;
+		return true;	/* none to ask: traced all along, or the
+				   run is over */
 	i = __atomic_fetch_add(&shm->req_head, 1, __ATOMIC_RELAXED) %
 	    AGENT_REQ_SLOTS;
 	done = &shm->req[i].done;
@@ -495,11 +503,12 @@ static void attach_me(void)
 		long pid = __atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE);
 
 		if (!pid)
-			return;
+			return true;
 		sys3(SYS_tgkill, pid, pid, shm->attach_sig);
 		agent_sys6(SYS_futex, (long)done, FUTEX_WAIT, 0, (long)&ts, 0,
 			   0);
 	}
+	return __atomic_load_n(done, __ATOMIC_ACQUIRE) == 1;
 }
 
 /*

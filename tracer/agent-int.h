@@ -50,6 +50,8 @@ struct agent_run {
 					   none of its own: iotrace's and
 					   the marker filter */
 	bool first_seen;		/* the first task has stopped */
+	size_t held;			/* new tasks held in their first
+					   stop (AGENT_T_EARLY) */
 	/* Processes running detached, and a pidfd of each (agent-wait.c) */
 	pid_t detached_pid[AGENT_DETACHED_MAX];
 	int detached_fd[AGENT_DETACHED_MAX];
@@ -73,8 +75,11 @@ int agent_run(const struct tracer_opts *opts,
 	      const struct tracer_target *target,
 	      const struct tracer_sink *sink, struct tracer_result *res);
 
-/* A task of process tgid was detached: wait for the process. */
-void agent_track(struct loop *l, pid_t tgid);
+/*
+ * A task of process tgid is to be detached: wait for the process.  False
+ * when it cannot be waited for (the task must stay traced).
+ */
+bool agent_track(struct loop *l, pid_t tgid);
 /* Forgets every such process, first killing it if kill. */
 void agent_untrack_all(struct agent_run *ar, bool kill);
 

@@ -12,11 +12,13 @@
  * task itself under ptrace (NATIVE), which arms it again at the call's
  * exit and arms every new task of an armed one with
  * PTRACE_SET_SYSCALL_USER_DISPATCH_CONFIG, since the kernel gives a new
- * task no dispatch.  An execve clears it: the new image's agent says
- * HELLO again after iotrace maps it in (agent-inject.c), or never comes
- * (a set-user-ID or 32-bit program, a filter of its own...), which is
- * recorded when the process exits.  So every call is counted once: by
- * ptrace until the task is armed, by the agent after.
+ * task no dispatch (one whose first stop comes before its parent's event
+ * waits in it for the event: agent_first_stop()).  An execve clears
+ * dispatch: the new image's agent says HELLO again after iotrace maps it
+ * in (agent-inject.c), or never comes (a set-user-ID or 32-bit program, a
+ * filter of its own...), which is recorded when the process exits.  So
+ * every call is counted once: by ptrace until the task is armed, by the
+ * agent after.
  *
  * Markers reach the loop as seccomp stops (the engine's filter stops at
  * them only) and, while the task is traced call by call, at their entry
@@ -249,8 +251,60 @@ bool agent_syscall_stop(struct loop *l, struct task *t,
 	}
 }
 
+/*
+ * Whether t is inside a call that makes a task (fork, vfork, clone,
+ * clone3: FX_CHILD in the syscall table), entered under PTRACE_SYSCALL
+ * as every creator is (an armed one runs it natively, NATIVE).
+ */
+static bool making_task(const struct task *t)
+{
+	const struct syscall_fact *f;
+	int pnr, pers;
+
+	if (!t->tid || !t->entered)
+		return false;
+	pers = syscall_locate(t->arch, t->nr, &pnr);
+	f = syscall_fact(pers, pnr);
+	return f && f->fx == FX_CHILD;
+}
+
+/* Whether a task but but is making one: a held task's parent, maybe. */
+static bool parent_may_come(const struct loop *l, pid_t but)
+{
+	size_t i;
+
+	for (i = 0; i < l->tasks.cap; i++)
+		if (l->tasks.slots[i].tid != but &&
+		    making_task(&l->tasks.slots[i]))
+			return true;
+	return false;
+}
+
+/*
+ * No task left inside a fork or clone but but (a parent killed in its
+ * call reports no event): the held tasks go on, traced call by call
+ * until an execve, and OFF, so that no event arms them late.
+ */
+static void release_held(struct loop *l, pid_t but)
+{
+	struct task *t;
+	size_t i;
+
+	if (!l->agent->held || parent_may_come(l, but))
+		return;
+	for (i = 0; i < l->tasks.cap; i++) {
+		t = &l->tasks.slots[i];
+		if (!t->tid || t->agent != AGENT_T_EARLY)
+			continue;
+		t->agent = AGENT_T_OFF;
+		l->agent->held--;
+		ptrace(PTRACE_SYSCALL, t->tid, 0L, 0L);
+	}
+}
+
 void agent_after_exit(struct loop *l, struct task *t, int64_t ret)
 {
+	release_held(l, 0);	/* t may have left a fork */
 	switch (t->agent) {
 	case AGENT_T_INJECT:	/* execve's exit, the new program's start */
 		if (!agent_inject_start(l, t)) {
@@ -296,17 +350,9 @@ void agent_any_stop(struct loop *l, struct task *t)
 	}
 }
 
-void agent_new_task(struct loop *l, pid_t parent)
+/* What a new task c gets of its parent p: armed, or ptrace's too. */
+static void inherit(struct loop *l, const struct task *p, struct task *c)
 {
-	unsigned long msg;
-	struct task *p, *c;
-
-	if (ptrace(PTRACE_GETEVENTMSG, parent, 0L, &msg) < 0)
-		return;
-	p = task_find(&l->tasks, parent);
-	c = task_find(&l->tasks, (pid_t)msg);
-	if (!p || !c || c->agent != AGENT_T_NONE)
-		return;
 	c->agent_lo = p->agent_lo;
 	c->agent_len = p->agent_len;
 	c->agent_why = p->agent_why;
@@ -324,6 +370,57 @@ void agent_new_task(struct loop *l, pid_t parent)
 			record_fallback(l, c->tid, p->agent_why);
 		break;
 	}
+}
+
+/*
+ * A new task's first stop (PTRACE_EVENT_STOP) may come before its
+ * parent's fork or clone event: nothing says yet whether it must be
+ * armed, or has SIGSYS blocked, and once it runs, it is too late (its
+ * first calls are native, whatever its program thinks of SIGSYS; an arm
+ * at a later stop could be at its execve's, carrying dispatch into the
+ * new program, whose first call then killed it with SIGSYS).  So it
+ * waits in that stop for the event (agent_new_task()); or, with no
+ * parent left to report one, goes on OFF.
+ */
+bool agent_first_stop(struct loop *l, pid_t tid, int status)
+{
+	struct task *t;
+
+	if ((status >> 16) != PTRACE_EVENT_STOP || l->ending)
+		return false;
+	t = task_get(&l->tasks, tid);
+	if (!t)
+		return false;
+	if (!parent_may_come(l, 0)) {
+		t->agent = AGENT_T_OFF;
+		return false;
+	}
+	t->agent = AGENT_T_EARLY;
+	l->agent->held++;
+	return true;
+}
+
+pid_t agent_new_task(struct loop *l, pid_t parent)
+{
+	unsigned long msg;
+	struct task *p, *c;
+	bool held;
+
+	if (ptrace(PTRACE_GETEVENTMSG, parent, 0L, &msg) < 0)
+		return 0;
+	p = task_find(&l->tasks, parent);
+	c = task_find(&l->tasks, (pid_t)msg);
+	held = c && c->agent == AGENT_T_EARLY;
+	if (held) {
+		c->agent = AGENT_T_NONE;
+		l->agent->held--;
+	}
+	if (p && c && c->agent == AGENT_T_NONE)
+		inherit(l, p, c);
+	if (!held)
+		return 0;
+	agent_any_stop(l, c);	/* what its first stop does */
+	return c->tid;
 }
 
 int agent_classify(const char *path)
@@ -389,6 +486,9 @@ void agent_gone(struct loop *l, struct task *t)
 	if (t->agent == AGENT_T_NONE && t->agent_why &&
 	    (!t->tgid || t->tgid == t->tid))
 		record_fallback(l, t->tid, t->agent_why);
+	if (t->agent == AGENT_T_EARLY)
+		l->agent->held--;
+	release_held(l, t->tid);
 }
 
 int agent_resume(struct loop *l, pid_t tid, int sig)
@@ -413,8 +513,10 @@ int agent_resume(struct loop *l, pid_t tid, int sig)
 		return AGENT_RESUME_SYSCALL;
 	if (!l->agent->shm->tracer_pid)
 		return AGENT_RESUME_CONT;
-	/* Armed: it runs detached until it asks to be traced again. */
-	agent_track(l, t->tgid ? t->tgid : tid);
+	/* Armed: it runs detached until it asks to be traced again, if
+	   iotrace can wait for its process (agent-wait.c). */
+	if (!agent_track(l, t->tgid ? t->tgid : tid))
+		return AGENT_RESUME_CONT;
 	ptrace(PTRACE_DETACH, tid, 0L, (long)sig);
 	task_del(&l->tasks, tid);
 	l->agent->use->detaches++;
@@ -425,7 +527,8 @@ int agent_resume(struct loop *l, pid_t tid, int sig)
  * Requests to be traced again (agent-abi.h), looked at when iotrace was
  * signalled: each task is seized as the spawn target seizes its first,
  * known as asked (armed; its next stop is its marker or its execve, or a
- * signal first), and woken.
+ * signal first), and woken; told so (done 1), or that it could not be
+ * (2: it goes on untraced, and its agent counts it in the header).
  */
 void agent_requests(struct loop *l)
 {
@@ -434,6 +537,7 @@ void agent_requests(struct loop *l)
 	struct task *t;
 	uint32_t tid;
 	size_t i;
+	bool ok;
 
 	agent_sites_drain(l);
 	if (!agent_signalled)
@@ -448,14 +552,16 @@ void agent_requests(struct loop *l)
 		if (!drained)
 			agent_sites_drain(l);
 		drained = true;
-		if (!task_find(&l->tasks, (pid_t)tid) && seize((pid_t)tid) == 0) {
+		t = task_find(&l->tasks, (pid_t)tid);
+		ok = t || seize((pid_t)tid) == 0;
+		if (ok && !t) {
 			t = loop_add_task(l, (pid_t)tid,
 					  (pid_t)s->req[i].pid);
 			if (t)
 				t->agent = AGENT_T_ASKED;
 		}
 		__atomic_store_n(&s->req[i].tid, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&s->req[i].done, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->req[i].done, ok ? 1 : 2, __ATOMIC_RELEASE);
 		syscall(SYS_futex, &s->req[i].done, FUTEX_WAKE, 1, NULL, NULL,
 			0);
 	}

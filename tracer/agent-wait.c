@@ -6,8 +6,10 @@
  * task left, waits on those: for them to exit, or for one to ask to be
  * traced again (the loop then runs again).  Told to stop (SIGTERM,
  * SIGHUP), it kills them through the pidfds, which never name another
- * process.  Past AGENT_DETACHED_MAX at once, a process is not waited
- * for (its calls after the run are not counted).
+ * process.  Past AGENT_DETACHED_MAX at once (or without a pidfd), a
+ * process is not detached: it stays traced, its dispatched calls then
+ * signal stops (slower, but none of its calls is lost when the run
+ * would end without waiting for it).
  */
 #include <errno.h>
 #include <poll.h>
@@ -16,7 +18,7 @@
 #include <unistd.h>
 #include "tracer/agent-int.h"
 
-void agent_track(struct loop *l, pid_t tgid)
+bool agent_track(struct loop *l, pid_t tgid)
 {
 	struct agent_run *ar = l->agent;
 	size_t i;
@@ -24,14 +26,15 @@ void agent_track(struct loop *l, pid_t tgid)
 
 	for (i = 0; i < ar->ndetached; i++)
 		if (ar->detached_pid[i] == tgid)
-			return;
+			return true;
 	if (ar->ndetached == AGENT_DETACHED_MAX)
-		return;
+		return false;
 	fd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	if (fd < 0)
-		return;
+		return false;
 	ar->detached_pid[ar->ndetached] = tgid;
 	ar->detached_fd[ar->ndetached++] = fd;
+	return true;
 }
 
 static void forget(struct agent_run *ar, size_t i)

@@ -298,6 +298,7 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
 	pid_t tid = t->tid;	/* on_exec() may move the table under t */
+	pid_t held;
 	bool in_syscall;
 
 	if (l->agent)
@@ -335,8 +336,9 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 		/* The child reports its own first stop. */
 		in_syscall = t->in_syscall;
 		on_new_task(l, t);	/* t is stale after it */
-		if (l->agent)
-			agent_new_task(l, tid);
+		held = l->agent ? agent_new_task(l, tid) : 0;
+		if (held > 0)	/* in its first stop */
+			resume(l, held, false, 0);
 		resume(l, tid, in_syscall, 0);
 		break;
 	default:
@@ -407,7 +409,13 @@ int loop_run(struct loop *l)
 			on_gone(l, tid, status);
 			continue;
 		}
-		t = task_get(&l->tasks, tid);
+		t = task_find(&l->tasks, tid);
+		/* The agent engine holds a new task met before its
+		   parent's event (agent-stops.c). */
+		if (!t && l->agent && agent_first_stop(l, tid, status))
+			continue;
+		if (!t)
+			t = task_get(&l->tasks, tid);
 		if (!t)
 			return -ENOMEM;
 		l->status = status;

@@ -334,6 +334,10 @@ enum {
 	AGENT_T_ASKED,		/* armed, seized again on its request: runs
 				   unstopped but traced until its marker or
 				   execve (a signal may stop it first) */
+	AGENT_T_EARLY,		/* a new task whose first stop came before
+				   its parent's fork or clone event: held
+				   in that stop until the event says what
+				   it is */
 };
 
 struct __ptrace_syscall_info;
@@ -347,8 +351,17 @@ bool agent_syscall_stop(struct loop *l, struct task *t,
 void agent_after_exit(struct loop *l, struct task *t, int64_t ret);
 /* Any stop of t: a pending arm or disarm. */
 void agent_any_stop(struct loop *l, struct task *t);
-/* PTRACE_EVENT_FORK/VFORK/CLONE of parent: what the child gets. */
-void agent_new_task(struct loop *l, pid_t parent);
+/*
+ * The stop (status) of tid, a task the loop does not know yet: true when
+ * it is held there (EARLY), its parent's event yet to come; false: the
+ * loop goes on with it (added to the table).
+ */
+bool agent_first_stop(struct loop *l, pid_t tid, int status);
+/*
+ * PTRACE_EVENT_FORK/VFORK/CLONE of parent: what the child gets.  The
+ * child if it was held in its first stop (the loop resumes it), or 0.
+ */
+pid_t agent_new_task(struct loop *l, pid_t parent);
 /* PTRACE_EVENT_EXEC of t: a new image, its agent yet to come. */
 void agent_exec(struct loop *l, struct task *t);
 /* t is gone (exited or killed). */

@@ -22,6 +22,11 @@
  *   inherit  blocks SIGSYS, then N fork()s and N threads: each prints
  *            "blocked=1" if it reads SIGSYS blocked; each fork child
  *            then runs "sigsys mask", which prints "exec blocked=1" so
+ *   rawfork  in a child (not the process iotrace started, whose
+ *            events its waitpid reports first), blocks SIGSYS, then
+ *            N fork()s made by syscall(2), so that each child's first
+ *            call is its own, reading its mask: each prints
+ *            "blocked=1" if SIGSYS is blocked, then runs "sigsys mask"
  *   mask     prints "exec blocked=B", B whether SIGSYS is blocked
  *   env      prints LD_PRELOAD and IOTRACE_AGENT if set (in environ, then
  *            in /proc/self/environ), its open fds,
@@ -36,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -266,6 +272,52 @@ static int mode_inherit(int n)
 	return 0;
 }
 
+/*
+ * A fork with no libc in the child before its own calls: the child's
+ * first call reads its mask (a task armed late, after that call, read
+ * the real mask, where the agent never blocks SIGSYS).
+ */
+static int rawforks(int n)
+{
+	unsigned long long mask;
+	sigset_t s;
+	pid_t pid;
+	int i;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGSYS);
+	sigprocmask(SIG_BLOCK, &s, NULL);
+	fflush(stdout);
+	for (i = 0; i < n; i++) {
+		pid = (pid_t)syscall(SYS_fork);
+		if (pid == 0) {
+			mask = 0;
+			syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &mask, 8);
+			if (write(1, mask & (1ull << (SIGSYS - 1)) ?
+				  "blocked=1\n" : "blocked=0\n", 10) != 10)
+				_exit(3);
+			execl("/proc/self/exe", "sigsys", "mask", (char *)NULL);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+			return 1;
+	}
+	return 0;
+}
+
+static int mode_rawfork(int n)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(rawforks(n));
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) ?
+	       WEXITSTATUS(st) : 1;
+}
+
 static int mode_mask(int n)
 {
 	(void)n;
@@ -325,6 +377,7 @@ static const struct {
 	{ "eintr", mode_eintr }, { "storm", mode_storm },
 	{ "forks", mode_forks }, { "spawn", mode_spawn }, { "env", mode_env },
 	{ "inherit", mode_inherit }, { "mask", mode_mask },
+	{ "rawfork", mode_rawfork },
 };
 
 int main(int argc, char **argv)
