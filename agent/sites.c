@@ -70,10 +70,18 @@ static struct agent_site *claim(void)
 	return NULL;	/* iotrace counts the call without a stack */
 }
 
-static bool hinted(uint64_t tid)
+/*
+ * Whose hint tid's slot holds: tid's own, none (its first call, or its
+ * first since an execve), or another thread's (two threads, one slot).
+ */
+enum { HINT_OWN, HINT_NONE, HINT_OTHER };
+
+static int hint_of(uint64_t tid)
 {
-	return __atomic_load_n(&shm->sites.hint[tid % AGENT_SITE_HINTS].tid,
-			       __ATOMIC_ACQUIRE) == tid;
+	uint64_t who = __atomic_load_n(&shm->sites.hint[tid %
+					AGENT_SITE_HINTS].tid, __ATOMIC_ACQUIRE);
+
+	return who == tid ? HINT_OWN : who ? HINT_OTHER : HINT_NONE;
 }
 
 /* How much stack to copy from sp: what iotrace's hint says. */
@@ -83,8 +91,9 @@ static uint64_t copy_len(uint64_t tid, uint64_t sp)
 		&shm->sites.hint[tid % AGENT_SITE_HINTS];
 	uint64_t top;
 
-	if (!hinted(tid))
-		return AGENT_SITE_STACK_MAX;	/* once: see agent_site() */
+	if (hint_of(tid) != HINT_OWN)	/* none: once, see agent_site() */
+		return hint_of(tid) == HINT_NONE ? AGENT_SITE_STACK_MAX :
+		       AGENT_SITE_STACK;
 	top = __atomic_load_n(&h->top, __ATOMIC_RELAXED) + 4096;
 	if (top <= sp || top - sp > AGENT_SITE_STACK_MAX)
 		return AGENT_SITE_STACK;
@@ -152,7 +161,7 @@ void agent_site(int nr, const greg_t *g, long ret, uint64_t ns,
 	    AGENT_SITE_SLOTS / 2)
 		wake_tracer();
 	/* A thread's first: unwound now, so its next copies are hinted. */
-	if (!hinted((uint64_t)tid))
+	if (hint_of((uint64_t)tid) == HINT_NONE)
 		agent_sites_flush(false);
 }
 

@@ -125,8 +125,10 @@ static void take(struct loop *l, const struct agent_site *s)
 	id = unwinder_stack_copy(l->unwind, (pid_t)s->tgid, &regs, s->stack,
 				 s->len < AGENT_SITE_STACK_MAX ? s->len :
 				 AGENT_SITE_STACK_MAX, &need);
-	if (need)
-		hint(ar->shm, (pid_t)s->tid, regs.rsp, regs.rsp + need);
+	/* Nothing read (a leaf in JIT code): the thread has a hint all
+	   the same, or each of its calls would wait for one. */
+	hint(ar->shm, (pid_t)s->tid, regs.rsp, regs.rsp +
+	     (need ? need : AGENT_SITE_STACK - 4096));
 	/* Code mapped by the call: the maps read next are not these. */
 	if ((l->plan.act[0][s->nr] & ACT_MAPS) && (regs.rdx & PROT_EXEC))
 		unwinder_maps_changed(l->unwind, (pid_t)s->tgid);
