@@ -9,12 +9,12 @@
  * The copy is made with process_vm_readv on the process itself, a page
  * at a time, so it ends where the stack's mapping does instead of
  * faulting; where a policy refuses that call, the page holding the stack
- * pointer (always mapped) is copied alone, and iotrace reads the rest
- * from the live process.  A thread's first call waits until iotrace has
- * unwound it (which hints how much to copy next).  A full ring makes
- * the handler wake iotrace and wait: counts are exact, stacks are not dropped unless iotrace is gone
- * or has not freed a slot in a second (iotrace then counts the call as
- * one without a stack).
+ * pointer (always mapped) is copied alone, and the stacks are cut where
+ * it ends.  A thread's first call waits until iotrace has unwound it
+ * (which hints how much to copy next).  With no slot free the handler
+ * wakes iotrace and waits: counts are exact, and a stack is not dropped
+ * unless iotrace is gone or has not freed a slot in a second (iotrace
+ * then counts the call as one without a stack).
  */
 #include "agent/agent-int.h"
 #include <sys/uio.h>
