@@ -31,6 +31,8 @@
 #define AGENT_REQ_SLOTS 64		/* attach requests in flight */
 #define AGENT_PROBE_NS 16		/* width of a dispatch-cost bucket */
 #define AGENT_PROBE_BUCKETS 1024	/* up to 16.4 us; the last: beyond */
+#define AGENT_CALIB_MAX 8192		/* calls calibration records */
+#define AGENT_CALIB_NS_MAX ((1u << 22) - 1)
 
 /* Markers: getpid(AGENT_MAGIC, op, a, b, region start, region length). */
 enum agent_op {
@@ -269,6 +271,8 @@ struct agent_shm {
 					   again: their later calls are lost */
 	uint64_t correction_ns;		/* what dispatch adds to a timed call
 					   (calibrated): subtracted */
+	uint64_t correction_io_ns;	/* the same for calls that move data
+					   (agent_correction()) */
 	struct {
 		uint32_t tid;		/* 0: free */
 		uint32_t pid;		/* its process */
@@ -287,8 +291,26 @@ struct agent_shm {
 		uint64_t samples;	/* of them, timed undisturbed */
 		uint64_t hist[AGENT_PROBE_BUCKETS];	/* AGENT_PROBE_NS each */
 	} probe;
+	/*
+	 * Calibration only (tracer/agent-calib.c): each timed call's
+	 * number and time as measured, for iotrace to take medians of.
+	 */
+	struct agent_calib {
+		uint32_t on, n;
+		uint32_t rec[AGENT_CALIB_MAX];	/* nr << 22 | ns (capped) */
+	} calib;
 	struct agent_sites sites;	/* -k (above) */
 };
+
+/*
+ * What the agent subtracts from a call it timed: a call that moves data
+ * (a size argument) pays more for dispatch than getppid does (caches the
+ * signal left colder), so it has a correction of its own.
+ */
+static inline uint64_t agent_correction(const struct agent_shm *s, int nr)
+{
+	return s->size_arg[nr] >= 0 ? s->correction_io_ns : s->correction_ns;
+}
 
 /*
  * The counters are mapped up to the slots of -k only with -k (size says

@@ -192,6 +192,17 @@ static void add_errno(struct agent_row *r, uint64_t err)
 	add(&r->errno_other, 1);
 }
 
+/* Calibration: the call's time as measured, for iotrace's medians. */
+static void calib_record(int nr, uint64_t ns)
+{
+	uint32_t i = __atomic_fetch_add(&shm->calib.n, 1, __ATOMIC_RELAXED);
+
+	if (i < AGENT_CALIB_MAX)
+		shm->calib.rec[i] = (uint32_t)nr << 22 |
+				    (uint32_t)(ns < AGENT_CALIB_NS_MAX ? ns :
+					       AGENT_CALIB_NS_MAX);
+}
+
 /*
  * A timed call's result: errors, time (less what dispatch adds, as
  * calibrated), bytes; calls are counted apart.
@@ -202,9 +213,11 @@ static void account(int nr, long ret, uint64_t ns, const greg_t *g)
 				       REG_R8, REG_R9 };
 	struct agent_row *r = &shm->rows[nr];
 	int size = shm->size_arg[nr];
-	uint64_t corr = shm->correction_ns;
+	uint64_t corr = agent_correction(shm, nr);
 	unsigned b;
 
+	if (shm->calib.on)
+		calib_record(nr, ns);
 	add(&r->timed, 1);
 	add(&r->raw_time_ns, ns);
 	ns = ns > corr ? ns - corr : 0;

@@ -322,7 +322,7 @@ static void add_size(struct agent_io *io, uint64_t asked)
 static void add_result(struct agent_io *io, int nr, uint64_t ns,
 		       const greg_t *g)
 {
-	uint64_t corr = shm->correction_ns, asked;
+	uint64_t corr = agent_correction(shm, nr), asked;
 	int size = shm->size_arg[nr];
 	long ret = g[REG_RAX];
 

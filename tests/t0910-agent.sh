@@ -59,6 +59,24 @@ test_expect_success PTRACE 'the header says what the agent dispatched' '
 	! grep -q "dispatched" ptrace.txt
 '
 
+# What dispatch adds is subtracted per call: getppid's calibrated
+# correction from openat and close, the larger one of calls moving data
+# (calibrated on 1-byte writes) from read and write (64 KiB: none was
+# faster than its correction, min_ns > 1, so each was subtracted whole).
+test_expect_success PTRACE 'calls moving data have a correction of their own' '
+	"$IOTRACE" --engine=agent --format=json -o d.json -- dd if=/dev/zero \
+		of=out bs=64K count=50 2>/dev/null &&
+	corr=$(sed -n "s/.*\"agent_correction_ns\": \([0-9]*\).*/\1/p" d.json) &&
+	io=$(sed -n "s/.*\"agent_correction_io_ns\": \([0-9]*\).*/\1/p" d.json) &&
+	test "$io" -ge "$corr" &&
+	"$IOTRACE" report --format=csv d.json >d.csv &&
+	awk -F, -v c="$corr" -v io="$io" "
+		\$6 == \"write\" || \$6 == \"read\" { w = \$12 * io }
+		\$6 == \"openat\" || \$6 == \"close\" { w = \$12 * c }
+		w && \$15 > 1 { n++; if (\$14 - \$13 != w) bad++ }
+		{ w = 0 } END { exit !(n == 4 && !bad) }" d.csv
+'
+
 test_expect_success STRACE 'dd: ... and strace -f -c' '
 	agrees_strace -- dd if=/dev/zero of=out bs=512 count=3000
 '

@@ -64,12 +64,15 @@ struct agent_run {
 struct agent_costs {
 	uint64_t correction_ns;	/* to the time it measures of a call:
 				   subtracted by the agent */
+	uint64_t correction_io_ns;	/* the same, a call moving data */
 	uint64_t dispatch_ns;	/* to the wall, per call it handles (the
 				   signal, the handler): for the estimate */
 };
 /* Measures them now, as opts would trace; zero where it cannot. */
 void agent_calibrate_costs(const struct tracer_opts *opts,
 			   struct agent_costs *costs);
+/* Set while calibrating: agent_run() records each timed call there. */
+extern struct agent_calib *agent_calib_out;
 /* The engine's run() (agent.c). */
 int agent_run(const struct tracer_opts *opts,
 	      const struct tracer_target *target,

@@ -65,15 +65,15 @@ static void share_of(const struct agent_shm *shm, const struct agent_site *s,
 	static const int argreg[6] = { REG_RDI, REG_RSI, REG_RDX, REG_R10,
 				       REG_R8, REG_R9 };
 	int size = shm->size_arg[s->nr];
-	uint64_t asked;
+	uint64_t asked, corr;
 
 	a->calls = (s->flags & AGENT_SITE_CALL) != 0;
 	if (!(s->flags & AGENT_SITE_TIMED))
 		return;
 	a->timed = 1;
 	a->raw_time_ns = s->ns;
-	a->time_ns = s->ns > shm->correction_ns ? s->ns - shm->correction_ns :
-		     0;
+	corr = agent_correction(shm, s->nr);
+	a->time_ns = s->ns > corr ? s->ns - corr : 0;
 	if (s->ret < 0 && s->ret >= -4095) {
 		a->errors = 1;
 		a->einval = s->ret == -EINVAL;

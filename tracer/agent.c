@@ -114,6 +114,7 @@ static const char *agent_unsuited(const struct tracer_opts *opts,
 
 /* From the last calibrate() (agent-calib.c): see struct agent_costs. */
 static struct agent_costs agent_costs;
+struct agent_calib *agent_calib_out;
 
 /*
  * Unarmed tasks are traced at every call: ptrace's stop cost, measured
@@ -380,6 +381,8 @@ static void deliver(struct agent_run *ar)
 		a.nr = nr;
 		a.calls = r->calls;
 		a.timed = r->timed;
+		if (ar->shm->size_arg[nr] >= 0)
+			ar->use->io_timed += r->timed;
 		a.errors = r->errors;
 		a.time_ns = r->time_ns;
 		a.raw_time_ns = r->raw_time_ns;
@@ -443,10 +446,13 @@ int agent_run(const struct tracer_opts *opts,
 	if (err < 0)
 		return err;
 	ar.shm->correction_ns = agent_costs.correction_ns;
+	ar.shm->correction_io_ns = agent_costs.correction_io_ns;
+	ar.shm->calib.on = agent_calib_out != NULL;
 	err = agent_sites_start(&ar, opts);
 	if (err < 0)
 		goto out_close;
 	res->use.correction_ns = agent_costs.correction_ns;
+	res->use.correction_io_ns = agent_costs.correction_io_ns;
 	res->use.dispatch_ns = agent_costs.dispatch_ns;
 	err = prepare(&ar, &t, &w);
 	if (err < 0)
@@ -462,6 +468,8 @@ int agent_run(const struct tracer_opts *opts,
 	deliver(&ar);
 	agent_files_deliver(&ar);
 	agent_sites_end(&ar);
+	if (agent_calib_out)
+		*agent_calib_out = ar.shm->calib;
 out_close:
 	free(ar.site_calls);
 	agent_image_release(&ar.image);

@@ -180,6 +180,8 @@ struct tracer_engine_use {
 				   (its bounds were full) */
 	uint64_t correction_ns;	/* subtracted from each call the agent
 				   timed (what dispatch adds, calibrated) */
+	uint64_t correction_io_ns;	/* the same, for calls moving data */
+	uint64_t io_timed;	/* calls moving data it timed */
 	uint64_t dispatch_ns;	/* what each call it handled added to the
 				   wall (calibrated) */
 	uint64_t probes;	/* dispatches the agent added to measure it

@@ -107,6 +107,8 @@ void profile_set_engines(struct profile *p, const struct tracer_engine_use *u)
 	e->files = u->files;
 	e->unattributed = u->unattributed;
 	e->correction_ns = u->correction_ns;
+	e->correction_io_ns = u->correction_io_ns;
+	e->io_timed = u->io_timed;
 	e->dispatch_ns = u->dispatch_ns;
 	e->probes = u->probes;
 	e->probe_samples = u->probe_samples;

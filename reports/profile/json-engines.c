@@ -38,6 +38,9 @@ static const struct {
 	  offsetof(struct profile_engines, dispatch_run_ns), true },
 	{ "agent_dispatch_run_se_ns",
 	  offsetof(struct profile_engines, dispatch_run_se_ns), true },
+	{ "agent_correction_io_ns",
+	  offsetof(struct profile_engines, correction_io_ns), true },
+	{ "agent_io_timed", offsetof(struct profile_engines, io_timed), true },
 	{ "agent_stacks_missed",
 	  offsetof(struct profile_engines, stacks_missed), true },
 };

@@ -333,6 +333,8 @@ struct profile_engines {
 	uint64_t unattributed;		/* data calls it gave none: its
 					   bounds were full */
 	uint64_t correction_ns;		/* subtracted per call it timed */
+	uint64_t correction_io_ns;	/* ... per call moving data */
+	uint64_t io_timed;		/* calls moving data it timed */
 	uint64_t dispatch_ns;		/* wall it added per call it
 					   handled (calibrated) */
 	uint64_t probes;		/* dispatches added to measure it

@@ -117,14 +117,16 @@ bool profile_dispatch_measured(const struct profile *p)
 /*
  * What the agent's dispatches added to the wall: least, most and most
  * likely.  The probes' own dispatches are in it: each costs about a
- * call's.
+ * call's.  A call moving data paid its own correction (calibrated) where
+ * the probes' figure has getppid's.
  */
 static void dispatch_added(const struct profile *p, uint64_t *lo,
 			   uint64_t *hi, uint64_t *mid)
 {
 	const struct profile_engines *en = &p->engines;
 	uint64_t calls = en->known ? en->agent_calls : 0, d = en->dispatch_ns;
-	uint64_t err;
+	uint64_t err, io = en->known ? en->io_timed *
+			   minus(en->correction_io_ns, en->correction_ns) : 0;
 
 	if (profile_dispatch_measured(p)) {
 		calls += en->probes;
@@ -137,7 +139,9 @@ static void dispatch_added(const struct profile *p, uint64_t *lo,
 		*lo = calls * d * (100 - AGENT_DISPATCH_LOW_PCT) / 100;
 		*hi = calls * d * (100 + STOP_MARGIN_PCT) / 100;
 	}
-	*mid = calls * d;
+	*mid = calls * d + io;
+	*lo += io;
+	*hi += io;
 }
 
 /* Time in syscalls, waits apart, with the correction's spread. */

@@ -36,12 +36,16 @@ void engines_render_header(FILE *f, const struct profile *p)
 		return;
 	fprintf(f, "iotrace: the agent counted %" PRIu64 " calls in %" PRIu64
 		" process%s (%" PRIu64 " task%s), timed in-process with %"
-		PRIu64 " ns/call of dispatch overhead subtracted; ptrace "
-		"counted %" PRIu64 " (the command's execve, forks and clones, "
-		"processes without the agent)\n",
+		PRIu64 " ns/call of dispatch overhead subtracted",
 		e->agent_calls, e->agent_procs, e->agent_procs == 1 ? "" : "es",
 		e->agent_tasks, e->agent_tasks == 1 ? "" : "s",
-		e->correction_ns, e->ptrace_calls);
+		e->correction_ns);
+	if (e->correction_io_ns > e->correction_ns)
+		fprintf(f, " (%" PRIu64 " from calls moving data)",
+			e->correction_io_ns);
+	fprintf(f, "; ptrace counted %" PRIu64 " (the command's execve, "
+		"forks and clones, processes without the agent)\n",
+		e->ptrace_calls);
 	if (profile_dispatch_measured(p))
 		fprintf(f, "iotrace: each call the agent handled cost the wall "
 			"%.2f us (+-%.2f), measured in the run by %s probes\n",
