@@ -3,8 +3,9 @@
  * Shared by the agent engine's files only: tracer/agent.c (the engine:
  * the shared counters, the run), tracer/agent-stops.c (what the stop
  * loop does for it: markers, arming, fallbacks), tracer/agent-inject.c
- * (mapping the agent into a program) and tracer/agent-files.c (the
- * per-file counts).  The layout they share
+ * (mapping the agent into a program), tracer/agent-files.c (the
+ * per-file counts), tracer/agent-wait.c (the detached processes) and
+ * tracer/agent-watchdog.c (their watchdog).  The layout they share
  * with the agent itself is agent/agent-abi.h.
  */
 #ifndef IOTRACE_AGENT_INT_H
@@ -56,6 +57,8 @@ struct agent_run {
 	pid_t detached_pid[AGENT_DETACHED_MAX];
 	int detached_fd[AGENT_DETACHED_MAX];
 	size_t ndetached;
+	int watchdog_fd;		/* to the watchdog; -1: none (nothing
+					   detaches, agent-watchdog.c) */
 	uint64_t *site_calls;		/* -k: per native number, calls
 					   given with a stack */
 };
@@ -85,6 +88,17 @@ int agent_run(const struct tracer_opts *opts,
 bool agent_track(struct loop *l, pid_t tgid);
 /* Forgets every such process, first killing it if kill. */
 void agent_untrack_all(struct agent_run *ar, bool kill);
+
+/*
+ * The watchdog (agent-watchdog.c), which kills the detached processes if
+ * iotrace dies: start() forks it before the command (watchdog_fd -1 if it
+ * could not), add() hands it a pidfd of a process about to be detached
+ * (false: it has not got it, the process must stay traced), stop() ends
+ * it without a kill at the end of the run.
+ */
+void agent_watchdog_start(struct agent_run *ar);
+bool agent_watchdog_add(struct agent_run *ar, int pidfd);
+void agent_watchdog_stop(struct agent_run *ar);
 
 /*
  * Per-file counts (agent-files.c): the facts the agent needs, per native

@@ -9,7 +9,10 @@
  * process.  Past AGENT_DETACHED_MAX at once (or without a pidfd), a
  * process is not detached: it stays traced, its dispatched calls then
  * signal stops (slower, but none of its calls is lost when the run
- * would end without waiting for it).
+ * would end without waiting for it).  So is one the watchdog has not
+ * got (agent-watchdog.c): should iotrace die by a signal it cannot
+ * catch, the watchdog kills what is detached, as PTRACE_O_EXITKILL
+ * kills what is traced.
  */
 #include <errno.h>
 #include <poll.h>
@@ -29,9 +32,14 @@ bool agent_track(struct loop *l, pid_t tgid)
 			return true;
 	if (ar->ndetached == AGENT_DETACHED_MAX)
 		return false;
+	/* Opened in a ptrace stop of the process: it is the one. */
 	fd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	if (fd < 0)
 		return false;
+	if (!agent_watchdog_add(ar, fd)) {
+		close(fd);
+		return false;
+	}
 	ar->detached_pid[ar->ndetached] = tgid;
 	ar->detached_fd[ar->ndetached++] = fd;
 	return true;

@@ -256,12 +256,15 @@ struct fn_wrap {
 	struct tracer_child orig;
 	int (*start)(int fd);
 	int fd;
+	int watchdog_fd;	/* iotrace's, not the workload's */
 };
 
 static int wrapped_child(void *arg)
 {
 	const struct fn_wrap *w = arg;
 
+	if (w->watchdog_fd >= 0)
+		close(w->watchdog_fd);
 	w->start(w->fd);	/* closes fd; falls back on its own */
 	return w->orig.run(w->orig.arg);
 }
@@ -284,6 +287,7 @@ static int wrap_function(const struct agent_run *ar, struct tracer_target *t,
 	cfg->clock_fn = (uint64_t)(uintptr_t)clock_gettime;
 	w->orig = t->child;
 	w->fd = ar->shm_fd;
+	w->watchdog_fd = ar->watchdog_fd;
 	t->child.run = wrapped_child;
 	t->child.arg = w;
 	return 0;
@@ -414,6 +418,8 @@ static int prepare(struct agent_run *ar, struct tracer_target *t,
 	ar->filters_base = task_status_field(getpid(), "Seccomp_filters", 0) +
 			   1;
 	err = agent_image_load(&ar->image, ar->so);
+	if (!err)
+		agent_watchdog_start(ar);
 	if (!err && t->kind == TARGET_FUNCTION)
 		err = wrap_function(ar, t, w);
 	return err;
@@ -423,7 +429,8 @@ int agent_run(const struct tracer_opts *opts,
 	      const struct tracer_target *target,
 	      const struct tracer_sink *sink, struct tracer_result *res)
 {
-	struct agent_run ar = { .shm_fd = -1, .use = &res->use, .sink = sink,
+	struct agent_run ar = { .shm_fd = -1, .watchdog_fd = -1,
+				.use = &res->use, .sink = sink,
 				.so = agent_so() };
 	struct tracer_sink counting = { count_event, &ar, NULL };
 	struct tracer_opts o = *opts;
@@ -471,6 +478,7 @@ int agent_run(const struct tracer_opts *opts,
 	if (agent_calib_out)
 		*agent_calib_out = ar.shm->calib;
 out_close:
+	agent_watchdog_stop(&ar);
 	free(ar.site_calls);
 	agent_image_release(&ar.image);
 	shm_close(&ar);
