@@ -109,15 +109,21 @@ static void record_fallback(struct loop *l, pid_t pid, int why)
 	u->fallbacks++;
 }
 
+/*
+ * A task is counted once, and a process once (by its leader), as strace
+ * -f sees them: though its agent arms it again after each execve, and a
+ * task seized again on request (agent_requests()) is a new entry of the
+ * table, one counted already (only an armed task runs detached).
+ */
 static void armed(struct loop *l, struct task *t)
 {
 	t->agent = AGENT_T_ARMED;
-	l->agent->use->agent_tasks++;
-	/* A process once, though a forked child armed by iotrace may
-	   exec and arm itself again. */
-	if ((!t->tgid || t->tgid == t->tid) && !t->agent_counted)
-		l->agent->use->agent_procs++;
+	if (t->agent_counted)
+		return;
 	t->agent_counted = true;
+	l->agent->use->agent_tasks++;
+	if (!t->tgid || t->tgid == t->tid)
+		l->agent->use->agent_procs++;
 }
 
 /* How agent_requests() and disarm_process() seize a detached task. */
@@ -156,6 +162,7 @@ static void disarm_process(struct loop *l, const struct task *t)
 			    !(o = loop_add_task(l, tid, t->tgid)))
 				continue;
 			o->agent = AGENT_T_ARMED;
+			o->agent_counted = true;
 		}
 		if (o->agent == AGENT_T_OFF || o->agent == AGENT_T_NONE)
 			continue;
@@ -557,8 +564,10 @@ void agent_requests(struct loop *l)
 		if (ok && !t) {
 			t = loop_add_task(l, (pid_t)tid,
 					  (pid_t)s->req[i].pid);
-			if (t)
+			if (t) {
 				t->agent = AGENT_T_ASKED;
+				t->agent_counted = true;	/* armed */
+			}
 		}
 		__atomic_store_n(&s->req[i].tid, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->req[i].done, ok ? 1 : 2, __ATOMIC_RELEASE);

@@ -157,7 +157,8 @@ struct task {
 	/* The agent engine only (agent-stops.c): */
 	uint8_t agent;		/* AGENT_T_*: where the agent is in it */
 	uint8_t agent_why;	/* enum agent_why, for a fallback */
-	bool agent_counted;	/* its process counted as the agent's */
+	bool agent_counted;	/* counted as armed: the task, and its
+				   process if it leads it (agent-stops.c) */
 	uint64_t agent_lo, agent_len;	/* the agent's code region */
 	uint64_t agent_base;	/* where the agent is being mapped */
 	bool agent_booting;	/* boot runs: its last marker puts back */

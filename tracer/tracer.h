@@ -166,8 +166,10 @@ struct tracer_target {
 
 struct tracer_engine_use {
 	bool known;		/* the agent engine ran */
-	uint64_t agent_procs;	/* processes the agent measured */
-	uint64_t agent_tasks;	/* tasks (processes and threads) armed */
+	uint64_t agent_procs;	/* processes the agent measured, each
+				   once (a pid, as strace -f sees one) */
+	uint64_t agent_tasks;	/* tasks (processes and threads) armed,
+				   each once */
 	uint64_t agent_calls;	/* calls it counted */
 	uint64_t ptrace_calls;	/* calls ptrace counted (before arming,
 				   forks and clones, fallbacks) */
