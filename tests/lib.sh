@@ -12,7 +12,7 @@
 # $IOTRACE is the binary under test, $HELPERS the built test programs,
 # $HELPERS32 the same built as i386 programs (gcc -m32), $FIXTURES
 # tests/fixtures.  Prerequisites: test_have_prereq PTRACE, STRACE, M32,
-# UNSANITIZED (not under make check-sanitize), ROOT, AGENT;
+# UNSANITIZED (not under make check-sanitize), ROOT, AGENT, PIDNS;
 # test_expect_success PREREQ 'title' 'body' skips without it.
 
 TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -59,6 +59,11 @@ test_have_prereq() {
 		AGENT)
 			# --engine=agent runs here (Syscall User Dispatch)
 			"$IOTRACE" --engine=agent -o /dev/null -- true \
+				>/dev/null 2>&1 || return 1 ;;
+		PIDNS)
+			# a pid namespace of the test's own (unshare, root):
+			# pids taken by nothing else, ns_last_pid writable
+			unshare --pid --fork --mount-proc true \
 				>/dev/null 2>&1 || return 1 ;;
 		M32)
 			# i386 helpers built (gcc -m32) and runnable here

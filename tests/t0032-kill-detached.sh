@@ -5,12 +5,14 @@
 # PTRACE_O_EXITKILL cannot take an untraced process) leaves nothing
 # behind: its watchdog kills what was detached, then exits.  The
 # watchdog keeps out of the way: a session of its own, no descriptor but
-# its two, deaf to the signals a terminal sends, gone before iotrace at a
-# normal end.  Each command is seen running untraced (TracerPid 0) before
-# the kill; the polls only pace themselves, with a bound against hanging,
-# and assert no time.
+# its socket and pidfds, deaf to the signals a terminal sends, gone
+# before iotrace at a normal end.  Each command is seen running untraced
+# (TracerPid 0) before the kill; the polls only pace themselves, with a
+# bound against hanging, and assert no time.
 . "$(dirname "$0")/lib.sh"
 
+# The helpers, in a file: a test in a pid namespace sources them too.
+cat >funcs.sh <<\EOF
 # wait_for 'CONDITION': polls for up to 10 s.
 wait_for() {
 	n=0
@@ -68,6 +70,8 @@ kill_and_check() {
 	done
 	return $rc
 }
+EOF
+. ./funcs.sh
 
 test_expect_success AGENT 'SIGKILL of iotrace: its detached command dies too' '
 	"$IOTRACE" --engine=agent -o /dev/null -- "$HELPERS/sigcount" >out &
@@ -124,6 +128,33 @@ test_expect_success AGENT 'the watchdog: own session, its fds only, deaf to a te
 	ipid=$! &&
 	wait_for "grep -q ready out" &&
 	{ watchdog_ok $ipid T0032=wd || { kill -TERM $ipid; false; }; }
+'
+
+# A process that takes the pid of one that has exited, while the first
+# process lives on (the loop frees no slot meanwhile), gets a slot and a
+# watchdog's pidfd of its own (before, it was taken for the one tracked
+# under its pid, and ran on).  The pid is reused through ns_last_pid, in
+# a pid namespace where nothing else takes pids; the namespace's end
+# kills whatever is left.
+cat >reuse.sh <<\EOF
+sleep 0 & x=$!
+wait $x
+echo $((x - 1)) >/proc/sys/kernel/ns_last_pid
+"$HELPERS/sigcount" >ready & echo $! >reused
+echo $x >first
+wait
+EOF
+cat >ns.sh <<\EOF
+. ./funcs.sh
+"$IOTRACE" --engine=agent -o /dev/null -- sh reuse.sh &
+ipid=$!
+wait_for "grep -q ready ready" || exit 1
+test "$(cat reused)" = "$(cat first)" || { echo "pid not reused"; exit 1; }
+kill_and_check KILL $ipid $(cat reused)
+EOF
+
+test_expect_success ROOT,PIDNS,AGENT 'a detached process on a reused pid dies too' '
+	unshare --pid --fork --mount-proc sh ns.sh
 '
 
 # iotrace waits until the watchdog has let go of everything: a process

@@ -187,6 +187,26 @@ test_expect_success PTRACE 'more detached processes than iotrace waits for: coun
 	! grep -q "could not be traced" many.txt
 '
 
+# Past 256 processes in a run, each still runs detached: the slots of
+# those that have exited are taken back once all are taken (before, the
+# first process kept the loop from freeing them while it lived: from the
+# 257th on, each process stayed traced, a stop per call, and 300 /bin/true
+# made 6,438 stops, 16 each up to the 256th and 51 after).  Each process
+# makes as many stops as the last: 100 more, as many more.
+run_stops() {
+	sed -n 's/.*(\([0-9,]*\) stops, .*/\1/p' "$1" | tr -d ,
+}
+
+test_expect_success PTRACE 'past 256 processes in a run, each runs detached' '
+	for n in 100 200 300; do
+		"$IOTRACE" --engine=agent -o seq$n.txt -- \
+			sh -c "for i in \$(seq $n); do /bin/true; done" || exit 1
+	done &&
+	a=$(run_stops seq100.txt) && b=$(run_stops seq200.txt) &&
+	c=$(run_stops seq300.txt) &&
+	test -n "$a" && test $((c - b)) = $((b - a))
+'
+
 # An armed program whose request to be traced again goes unanswered (here
 # iotrace is stopped) goes on after a second: its execve runs untraced,
 # and the program it starts is counted nowhere, which the header says

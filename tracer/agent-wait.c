@@ -21,6 +21,43 @@
 #include <unistd.h>
 #include "tracer/agent-int.h"
 
+static void forget(struct agent_run *ar, size_t i)
+{
+	close(ar->detached_fd[i]);
+	ar->ndetached--;
+	ar->detached_fd[i] = ar->detached_fd[ar->ndetached];
+	ar->detached_pid[i] = ar->detached_pid[ar->ndetached];
+}
+
+/* Whether the process of a pidfd has exited (the pidfd is readable). */
+static bool exited(int fd)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	return poll(&p, 1, 0) == 1;
+}
+
+/* Forgets the processes that have exited. */
+static void prune(struct agent_run *ar)
+{
+	size_t i = 0;
+
+	while (i < ar->ndetached) {
+		if (exited(ar->detached_fd[i]))
+			forget(ar, i);
+		else
+			i++;
+	}
+}
+
+/*
+ * The slots of processes that have exited are taken back when the loop
+ * has nothing left to wait for (agent_wait_detached()), which the first
+ * process, the loop's child, puts off while it lives.  So a pid tracked
+ * may be that of a process that has exited and left it to this one,
+ * which needs a slot (and the watchdog its pidfd) of its own; and once
+ * every slot is taken, those of exited processes are freed here.
+ */
 bool agent_track(struct loop *l, pid_t tgid)
 {
 	struct agent_run *ar = l->agent;
@@ -28,8 +65,14 @@ bool agent_track(struct loop *l, pid_t tgid)
 	int fd;
 
 	for (i = 0; i < ar->ndetached; i++)
-		if (ar->detached_pid[i] == tgid)
-			return true;
+		if (ar->detached_pid[i] == tgid) {
+			if (!exited(ar->detached_fd[i]))
+				return true;
+			forget(ar, i);
+			break;
+		}
+	if (ar->ndetached == AGENT_DETACHED_MAX)
+		prune(ar);
 	if (ar->ndetached == AGENT_DETACHED_MAX)
 		return false;
 	/* Opened in a ptrace stop of the process: it is the one. */
@@ -43,30 +86,6 @@ bool agent_track(struct loop *l, pid_t tgid)
 	ar->detached_pid[ar->ndetached] = tgid;
 	ar->detached_fd[ar->ndetached++] = fd;
 	return true;
-}
-
-static void forget(struct agent_run *ar, size_t i)
-{
-	close(ar->detached_fd[i]);
-	ar->ndetached--;
-	ar->detached_fd[i] = ar->detached_fd[ar->ndetached];
-	ar->detached_pid[i] = ar->detached_pid[ar->ndetached];
-}
-
-/* Forgets the processes that have exited (their pidfd is readable). */
-static void prune(struct agent_run *ar)
-{
-	struct pollfd p;
-	size_t i = 0;
-
-	while (i < ar->ndetached) {
-		p.fd = ar->detached_fd[i];
-		p.events = POLLIN;
-		if (poll(&p, 1, 0) == 1)
-			forget(ar, i);
-		else
-			i++;
-	}
 }
 
 void agent_untrack_all(struct agent_run *ar, bool kill)
