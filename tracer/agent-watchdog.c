@@ -51,6 +51,7 @@ enum { TOOK, QUIT, GONE, NONE };	/* what take() found */
 
 static int held[WATCHDOG_MAX];
 static size_t nheld;
+static uint32_t *tracer_pid;	/* the counters' (inherited mapping) */
 
 /* Closes the pidfds of processes that have exited: room for more. */
 static void drop_exited(void)
@@ -114,11 +115,16 @@ static int take(int sock, int flags)
 	return kind == MSG_QUIT ? QUIT : TOOK;
 }
 
-/* iotrace is gone without a word: every process it detached goes. */
+/*
+ * iotrace is gone without a word: every process it detached goes.  First
+ * the agents stop signalling its pid (attach_me(), sites.c), which may
+ * soon be another process's.
+ */
 static void __attribute__((noreturn)) kill_all(void)
 {
 	size_t i;
 
+	__atomic_store_n(tracer_pid, 0, __ATOMIC_RELEASE);
 	for (i = 0; i < nheld; i++)
 		syscall(SYS_pidfd_send_signal, held[i], SIGKILL, NULL, 0);
 	_exit(0);
@@ -237,6 +243,7 @@ void agent_watchdog_start(struct agent_run *ar)
 	ar->watchdog_fd = -1;
 	if (getpid() == 1)
 		return;		/* a namespace's init: see the top */
+	tracer_pid = &ar->shm->tracer_pid;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return;
 	self = (int)syscall(SYS_pidfd_open, getpid(), 0);
