@@ -64,21 +64,6 @@ static void calib_aggregate(void *ctx, const struct tracer_aggregate *a)
 		*(uint64_t *)ctx = a->min_ns;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return v[n / 2];
-}
-
 /* The median of the times the agent recorded for nr. */
 static uint64_t agent_median(const struct agent_calib *c, int nr,
 			     uint64_t *v)
@@ -89,7 +74,7 @@ static uint64_t agent_median(const struct agent_calib *c, int nr,
 	for (i = 0; i < n; i++)
 		if ((int)(c->rec[i] >> 22) == nr)
 			v[k++] = c->rec[i] & AGENT_CALIB_NS_MAX;
-	return median(v, k);
+	return median_u64(v, k);
 }
 
 /*
@@ -118,7 +103,7 @@ static void untraced(int fd, uint64_t *v, uint64_t *min, uint64_t *wall,
 			break;
 		v[i] = mono_ns() - t0;
 	}
-	*write_median = median(v, (size_t)i);
+	*write_median = median_u64(v, (size_t)i);
 }
 
 static uint64_t minus(uint64_t a, uint64_t b)

@@ -38,7 +38,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint64_t median_of(uint64_t *v, size_t n)
+uint64_t median_u64(uint64_t *v, size_t n)
 {
 	if (!n)
 		return 0;
@@ -48,7 +48,7 @@ static uint64_t median_of(uint64_t *v, size_t n)
 
 static uint64_t median(struct samples *s)
 {
-	return median_of(s->ns, s->n);
+	return median_u64(s->ns, s->n);
 }
 
 static int calib_child(void *arg)
@@ -97,7 +97,7 @@ static void fill(struct tracer_calibration *c, struct samples *s,
 	uint64_t busy = res->stops ? res->busy_ns / res->stops : 0;
 
 	/* Medians: one preemption would swell a mean by a whole slice. */
-	uint64_t cycle = median_of(s->cycle_ns, s->n - 1);
+	uint64_t cycle = median_u64(s->cycle_ns, s->n - 1);
 	uint64_t traced = median(s);
 	size_t n = s->n;
 	uint64_t q1 = s->ns[n / 4], q3 = s->ns[n * 3 / 4];

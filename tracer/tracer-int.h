@@ -198,6 +198,8 @@ extern const struct tracer_engine agent_engine;	/* agent.c */
 int calibrate_by_run(const struct tracer_engine *e,
 		     const struct tracer_opts *opts,
 		     struct tracer_calibration *c);
+/* The median of n times (v sorted in place); 0 for none. */
+uint64_t median_u64(uint64_t *v, size_t n);
 
 struct ptrace_target;
 
