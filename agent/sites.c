@@ -89,11 +89,13 @@ static uint64_t copy_len(uint64_t tid, uint64_t sp)
 {
 	const struct agent_site_hint *h =
 		&shm->sites.hint[tid % AGENT_SITE_HINTS];
+	int whose = hint_of(tid);
 	uint64_t top;
 
-	if (hint_of(tid) != HINT_OWN)	/* none: once, see agent_site() */
-		return hint_of(tid) == HINT_NONE ? AGENT_SITE_STACK_MAX :
-		       AGENT_SITE_STACK;
+	if (whose == HINT_NONE)		/* once: see agent_site() */
+		return AGENT_SITE_STACK_MAX;
+	if (whose == HINT_OTHER)
+		return AGENT_SITE_STACK;
 	top = __atomic_load_n(&h->top, __ATOMIC_RELAXED) + 4096;
 	if (top <= sp || top - sp > AGENT_SITE_STACK_MAX)
 		return AGENT_SITE_STACK;

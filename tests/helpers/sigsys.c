@@ -245,18 +245,25 @@ static void *inherit_thread(void *arg)
 	return NULL;
 }
 
-/* A blocked SIGSYS is inherited by forks, threads and execve. */
-static int mode_inherit(int n)
+/* SIGSYS blocked, stdout flushed: before forks that print. */
+static void block_sigsys(void)
 {
-	pthread_t th;
 	sigset_t s;
-	pid_t pid;
-	int i;
 
 	sigemptyset(&s);
 	sigaddset(&s, SIGSYS);
 	sigprocmask(SIG_BLOCK, &s, NULL);
 	fflush(stdout);
+}
+
+/* A blocked SIGSYS is inherited by forks, threads and execve. */
+static int mode_inherit(int n)
+{
+	pthread_t th;
+	pid_t pid;
+	int i;
+
+	block_sigsys();
 	for (i = 0; i < n; i++) {
 		pid = fork();
 		if (pid == 0) {
@@ -280,14 +287,10 @@ static int mode_inherit(int n)
 static int rawforks(int n)
 {
 	unsigned long long mask;
-	sigset_t s;
 	pid_t pid;
 	int i;
 
-	sigemptyset(&s);
-	sigaddset(&s, SIGSYS);
-	sigprocmask(SIG_BLOCK, &s, NULL);
-	fflush(stdout);
+	block_sigsys();
 	for (i = 0; i < n; i++) {
 		pid = (pid_t)syscall(SYS_fork);
 		if (pid == 0) {
