@@ -248,7 +248,7 @@ int diff_render_table(FILE *f, const struct diff *d)
 {
 	struct profile_row tb, tn;
 	struct diff_row total = { "total", &tb, &tn };
-	char headline[256];
+	char headline[512];
 	size_t i;
 
 	diff_headline(d, headline, sizeof(headline));
@@ -395,7 +395,7 @@ static json_t *fail_if_array(const struct fail_if *f, const int *results,
 int diff_render_json(FILE *out, const struct diff *d, const struct fail_if *f,
 		     const int *results)
 {
-	char headline[256];
+	char headline[512];
 	json_t *doc;
 	int err;
 

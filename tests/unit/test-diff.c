@@ -141,6 +141,46 @@ static void test_zero_times(void)
 	profile_release(&b);
 }
 
+/*
+ * One close preempted for 8 ms in BASE (a busy machine) moves the time
+ * most; the 1,000 writes that became 1 are still said.
+ */
+static void test_calls_beside_time(void)
+{
+	struct report_opts o = { .format = FMT_TABLE };
+	struct profile a, b;
+	struct diff d;
+	char line[512];
+
+	profile_init(&a);
+	profile_init(&b);
+	row(&a, "close", 1, 8094000);
+	row(&a, "write", 1000, 1405000);
+	row(&a, "openat", 1, 856000);
+	row(&b, "close", 1, 72000);
+	row(&b, "write", 1, 25000);
+	row(&b, "openat", 1, 1348000);
+	diff_build(&d, &a, &b, &o);
+	diff_headline(&d, line, sizeof(line));
+	is_str(line, "NEW spends 7.2x less time in syscalls (10.355 ms -> "
+	       "1.445 ms): close time 8.094 ms -> 0.072 ms (calls "
+	       "unchanged); write calls 1,000 -> 1", "calls beside time");
+	diff_release(&d);
+	a.cost.known = b.cost.known = true;
+	a.cost.overhead_lo_ns = b.cost.overhead_lo_ns = 0;
+	a.cost.overhead_hi_ns = b.cost.overhead_hi_ns = 20000;
+	a.overhead_ns = b.overhead_ns = 10000;
+	a.wall_ns = b.wall_ns = 100000000;
+	diff_build(&d, &a, &b, &o);
+	diff_headline(&d, line, sizeof(line));
+	ok(strstr(line, "not ranked: write calls 1,000 -> 1") &&
+	   !strstr(line, "close"),
+	   "within the resolution: the calls alone (%s)", line);
+	diff_release(&d);
+	profile_release(&a);
+	profile_release(&b);
+}
+
 /* Each expression against BASE -> NEW of runs(): 1 trips, 0 not. */
 static const struct {
 	const char *expr;
@@ -381,6 +421,7 @@ int main(void)
 	test_table();
 	test_resolution();
 	test_zero_times();
+	test_calls_beside_time();
 	test_subs();
 	test_subs_unchanged();
 	test_fail_if();
