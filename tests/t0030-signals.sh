@@ -7,6 +7,10 @@
 # table, exit 128+N.
 . "$(dirname "$0")/lib.sh"
 
+# A test that starts iotrace in the background with >out removes the out
+# of the test before it first: the job's redirection is made in the job,
+# maybe after the wait_for below has read the old "ready" (a busy machine).
+#
 # wait_for 'CONDITION': polls for up to 20 s; the sleeps only pace the
 # polling, no assertion depends on time.
 wait_for() {
@@ -87,6 +91,7 @@ for sig in TERM:15 HUP:1; do
 	num=${sig#*:}
 	sig=${sig%:*}
 	test_expect_success PTRACE "SIG$sig to iotrace: command killed, table" "
+		rm -f out
 		\"\$IOTRACE\" -o t -- \"\$HELPERS/sigcount\" >out &
 		ipid=\$! && guard \$ipid &&
 		wait_for 'grep -q ready out' &&
@@ -103,6 +108,7 @@ for sig in TERM:15 HUP:1; do
 done
 
 test_expect_success PTRACE 'SIGTERM to iotrace kills the whole family' '
+	rm -f out
 	"$IOTRACE" -o t -- sh -c "sleep 300 & sleep 300 & echo ready; wait" \
 		>out &
 	ipid=$! && guard $ipid &&
@@ -124,6 +130,7 @@ test_expect_success PTRACE 'SIGTERM to iotrace kills the whole family' '
 # ignoring SIGINT in background jobs.  dash's kill has no "--": env runs
 # kill(1).
 test_expect_success PTRACE 'Ctrl-C: command handles SIGINT, iotrace reports' '
+	rm -f out
 	setsid "$HELPERS/sigdfl" "$IOTRACE" -o t -- "$HELPERS/sigcount" \
 		>out &
 	ipid=$! && guard $ipid &&
@@ -139,6 +146,7 @@ test_expect_success PTRACE 'Ctrl-C: command handles SIGINT, iotrace reports' '
 '
 
 test_expect_success PTRACE 'Ctrl-C: command killed by SIGINT, exit 130' '
+	rm -f out
 	setsid "$HELPERS/sigdfl" "$IOTRACE" -o t -- sh -c \
 		"echo ready; exec sleep 300" >out &
 	ipid=$! && guard $ipid &&
@@ -151,6 +159,7 @@ test_expect_success PTRACE 'Ctrl-C: command killed by SIGINT, exit 130' '
 '
 
 test_expect_success PTRACE 'stopped and continued tracee goes on' '
+	rm -f out
 	"$IOTRACE" -o t -- "$HELPERS/sigcount" >out &
 	ipid=$! && guard $ipid &&
 	wait_for "grep -q ready out" &&

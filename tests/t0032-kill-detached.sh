@@ -74,6 +74,7 @@ EOF
 . ./funcs.sh
 
 test_expect_success AGENT 'SIGKILL of iotrace: its detached command dies too' '
+	rm -f out
 	"$IOTRACE" --engine=agent -o /dev/null -- "$HELPERS/sigcount" >out &
 	ipid=$! &&
 	wait_for "grep -q ready out" &&
@@ -84,6 +85,7 @@ test_expect_success AGENT 'SIGKILL of iotrace: its detached command dies too' '
 # sh waits in wait4, each sigcount in sigsuspend: three processes
 # detached, each killed through its own pidfd.
 test_expect_success AGENT 'uncaught SIGUSR1: a detached tree dies too' '
+	rm -f out
 	"$IOTRACE" --engine=agent -o /dev/null -- sh -c \
 		"\"$HELPERS/sigcount\" & \"$HELPERS/sigcount\" & wait" >out &
 	ipid=$! &&
@@ -123,6 +125,7 @@ watchdog_ok() {
 }
 
 test_expect_success AGENT 'the watchdog: own session, its fds only, deaf to a terminal' '
+	rm -f out
 	T0032=wd "$IOTRACE" --engine=agent -o /dev/null -- \
 		"$HELPERS/sigcount" >out &
 	ipid=$! &&
