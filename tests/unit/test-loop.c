@@ -123,19 +123,48 @@ static bool wait_in_read(pid_t pid)
 	return false;
 }
 
+/* The task's voluntary context switches, per /proc; -1 if unknown. */
+static long voluntary_switches(pid_t pid)
+{
+	char path[64], line[128];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+static long switches_before;	/* while blocked in read, before the seize */
+
 /*
  * Once the seized process is back in its read (restarted after the
- * interrupt, so the loop has resumed it), let the read complete.  The
- * interrupt wakes the task before PTRACE_INTERRUPT returns, so from then
- * on /proc shows it in read only once it is there again.
+ * interrupt, so the loop has resumed it), let the read complete.  Being
+ * in read is not enough: woken by the interrupt but not yet run, the task
+ * still shows its read in /proc, and data written then is read by the
+ * call in flight, which then completes with no stop to count it.  A
+ * voluntary switch since the seize is the interrupt's stop: the read in
+ * flight has been left for its restart by then.
  */
 static void *writer(void *arg)
 {
 	pid_t pid = (pid_t)(long)arg;
+	int i;
 
 	while (!__atomic_load_n(&interrupted, __ATOMIC_SEQ_CST))
 		usleep(100);
-	if (wait_in_read(pid) && write(pipe_fds[1], "x", 1) != 1)
+	for (i = 0; i < 5000; i++) {
+		if (voluntary_switches(pid) > switches_before && in_read(pid))
+			break;
+		usleep(1000);
+	}
+	if (write(pipe_fds[1], "x", 1) != 1)
 		abort();
 	close(pipe_fds[1]);
 	return NULL;
@@ -187,6 +216,8 @@ static void test_seized_mid_call(void)
 		seized_main();
 	close(pipe_fds[0]);
 	ok(wait_in_read(pid), "the process is blocked in read before");
+	switches_before = voluntary_switches(pid);
+	ok(switches_before >= 0, "its context switches are known");
 	s.pid = pid;
 	target.attach.pids = &pid;
 	target.attach.npids = 1;
