@@ -118,25 +118,46 @@ static void test_resolution(void)
 	profile_release(&b);
 }
 
+/* A run's rows: name, calls, time; ended by a NULL name. */
+struct rowspec {
+	const char *name;
+	uint64_t calls, ns;
+};
+
+static void rows_of(struct profile *p, const struct rowspec *r)
+{
+	profile_init(p);
+	for (; r->name; r++)
+		row(p, r->name, r->calls, r->ns);
+}
+
+/* The headline of BASE a -> NEW b, in line. */
+static void headline_of(const struct profile *a, const struct profile *b,
+			char *line, size_t size)
+{
+	struct report_opts o = { .format = FMT_TABLE };
+	struct diff d;
+
+	diff_build(&d, a, b, &o);
+	diff_headline(&d, line, size);
+	diff_release(&d);
+}
+
 /* strace's default tables are CPU time, often all 0: calls decide. */
 static void test_zero_times(void)
 {
-	struct report_opts o = { .format = FMT_TABLE };
+	static const struct rowspec base[] = {
+		{ "read", 8, 0 }, { "openat", 35, 0 }, { NULL, 0, 0 } };
+	static const struct rowspec new[] = {
+		{ "read", 8, 0 }, { "openat", 2, 0 }, { NULL, 0, 0 } };
 	struct profile a, b;
-	struct diff d;
 	char line[256];
 
-	profile_init(&a);
-	profile_init(&b);
-	row(&a, "read", 8, 0);
-	row(&a, "openat", 35, 0);
-	row(&b, "read", 8, 0);
-	row(&b, "openat", 2, 0);
-	diff_build(&d, &a, &b, &o);
-	diff_headline(&d, line, sizeof(line));
+	rows_of(&a, base);
+	rows_of(&b, new);
+	headline_of(&a, &b, line, sizeof(line));
 	is_str(line, "NEW spends the same time in syscalls (0.0 us -> 0.0 us)"
 	       ": openat calls 35 -> 2", "zero times: the change in calls");
-	diff_release(&d);
 	profile_release(&a);
 	profile_release(&b);
 }
@@ -147,36 +168,30 @@ static void test_zero_times(void)
  */
 static void test_calls_beside_time(void)
 {
-	struct report_opts o = { .format = FMT_TABLE };
+	static const struct rowspec base[] = {
+		{ "close", 1, 8094000 }, { "write", 1000, 1405000 },
+		{ "openat", 1, 856000 }, { NULL, 0, 0 } };
+	static const struct rowspec new[] = {
+		{ "close", 1, 72000 }, { "write", 1, 25000 },
+		{ "openat", 1, 1348000 }, { NULL, 0, 0 } };
 	struct profile a, b;
-	struct diff d;
 	char line[512];
 
-	profile_init(&a);
-	profile_init(&b);
-	row(&a, "close", 1, 8094000);
-	row(&a, "write", 1000, 1405000);
-	row(&a, "openat", 1, 856000);
-	row(&b, "close", 1, 72000);
-	row(&b, "write", 1, 25000);
-	row(&b, "openat", 1, 1348000);
-	diff_build(&d, &a, &b, &o);
-	diff_headline(&d, line, sizeof(line));
+	rows_of(&a, base);
+	rows_of(&b, new);
+	headline_of(&a, &b, line, sizeof(line));
 	is_str(line, "NEW spends 7.2x less time in syscalls (10.355 ms -> "
 	       "1.445 ms): close time 8.094 ms -> 0.072 ms (calls "
 	       "unchanged); write calls 1,000 -> 1", "calls beside time");
-	diff_release(&d);
 	a.cost.known = b.cost.known = true;
 	a.cost.overhead_lo_ns = b.cost.overhead_lo_ns = 0;
 	a.cost.overhead_hi_ns = b.cost.overhead_hi_ns = 20000;
 	a.overhead_ns = b.overhead_ns = 10000;
 	a.wall_ns = b.wall_ns = 100000000;
-	diff_build(&d, &a, &b, &o);
-	diff_headline(&d, line, sizeof(line));
+	headline_of(&a, &b, line, sizeof(line));
 	ok(strstr(line, "not ranked: write calls 1,000 -> 1") &&
 	   !strstr(line, "close"),
 	   "within the resolution: the calls alone (%s)", line);
-	diff_release(&d);
 	profile_release(&a);
 	profile_release(&b);
 }
