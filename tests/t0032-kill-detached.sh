@@ -96,11 +96,14 @@ test_expect_success AGENT 'uncaught SIGUSR1: a detached tree dies too' '
 	kill_and_check USR1 $ipid $sh $kids
 '
 
+# The workload is iotrace's only child once it reads /dev/zero (before,
+# the watchdog's first fork, a child of iotrace too, could be found).
 test_expect_success AGENT 'SIGKILL of iotrace: its detached workload dies too' '
 	"$IOTRACE" --engine=agent -o /dev/null run dd count=1000000000 &
 	ipid=$! &&
-	wait_for "detached \$(pgrep -P $ipid)" &&
-	kill_and_check KILL $ipid $(pgrep -P $ipid)
+	wait_for "w=\$(pgrep -P $ipid) && test \$(echo \$w | wc -w) = 1 &&
+		detached \$w && readlink /proc/\$w/fd/* | grep -q /dev/zero" &&
+	kill_and_check KILL $ipid $w
 '
 
 # watchdog_ok IPID MARKER: iotrace IPID has one watchdog, in a session of
@@ -137,27 +140,33 @@ test_expect_success AGENT 'the watchdog: own session, its fds only, deaf to a te
 # process lives on (the loop frees no slot meanwhile), gets a slot and a
 # watchdog's pidfd of its own (before, it was taken for the one tracked
 # under its pid, and ran on).  The pid is reused through ns_last_pid, in
-# a pid namespace where nothing else takes pids; the namespace's end
-# kills whatever is left.
+# a pid namespace where nothing else takes pids (ns.sh forks nothing
+# until reuse.sh has forked: it waits on a fifo; before, its polling's
+# grep and sleep took the pid now and then); the namespace's end kills
+# whatever is left (a hung ns.sh too, after 60 s: unshare ignores
+# SIGTERM).
 cat >reuse.sh <<\EOF
 sleep 0 & x=$!
 wait $x
 echo $((x - 1)) >/proc/sys/kernel/ns_last_pid
 "$HELPERS/sigcount" >ready & echo $! >reused
 echo $x >first
+echo >forked
 wait
 EOF
 cat >ns.sh <<\EOF
 . ./funcs.sh
+rm -f forked && mkfifo forked || exit 1
 "$IOTRACE" --engine=agent -o /dev/null -- sh reuse.sh &
 ipid=$!
+read x <forked
 wait_for "grep -q ready ready" || exit 1
 test "$(cat reused)" = "$(cat first)" || { echo "pid not reused"; exit 1; }
 kill_and_check KILL $ipid $(cat reused)
 EOF
 
 test_expect_success ROOT,PIDNS,AGENT 'a detached process on a reused pid dies too' '
-	unshare --pid --fork --mount-proc sh ns.sh
+	timeout -s KILL 60 unshare --pid --fork --kill-child --mount-proc sh ns.sh
 '
 
 # iotrace waits until the watchdog has let go of everything: a process
