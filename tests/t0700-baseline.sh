@@ -69,6 +69,15 @@ test_expect_success PTRACE 'the header: untraced wall, spread, user, system, wai
 	grep -E "^iotrace: time in syscalls \(traced(, waits left out)?\) $n $u (= [0-9]+\.[0-9]% of the untraced wall|is more than the untraced wall \([0-9]+% of it\): .*)$" r.txt
 '
 
+# The first untraced run finds no marker and is quick; the others sleep
+# 0.3 s: runs that did not run alike are said to differ.
+test_expect_success PTRACE 'untraced runs 2x apart or more: the header says so' '
+	rm -f seen &&
+	"$IOTRACE" --baseline=3 -o s.txt -- \
+		sh -c "test -e seen && sleep 0.3; : >seen" &&
+	grep -E "^iotrace: the untraced runs differ by [0-9.]+x \($n\.\.$n $u\): they did not run alike" s.txt
+'
+
 test_expect_success PTRACE 'calls that wait are left out of the share' '
 	"$IOTRACE" --baseline=1 -o w.txt -- sh -c "sleep 0.05; true" &&
 	grep -E "^iotrace: time in syscalls \(traced, waits left out\) $n $u " w.txt

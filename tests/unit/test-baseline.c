@@ -142,8 +142,43 @@ static void test_waits_left_out(void)
 	profile_release(&p);
 }
 
+/*
+ * ext4, dd of 16 MiB rewriting one file: the first run 26.9 ms, the next
+ * two paying for the last one's dirty pages.  Under 2x, nothing is said.
+ */
+static void test_spread(void)
+{
+	struct profile p;
+	char *said;
+
+	profile_init(&p);
+	row(&p, "write", 4097, 4097, 30000000, 31000000);
+	with_baseline(&p, 43560000, 26900000, 106261000, 0, 38033000);
+	check(&p, NULL,
+	      "iotrace: untraced (--baseline, median of 3 runs): 43.560 ms "
+	      "wall (26.900..106.261) = 0.000 ms user + 38.033 ms system + "
+	      "5.527 ms waiting (100.0% outside user space)\n"
+	      "iotrace: time in syscalls (traced) 30.000 ms = 68.9% of the "
+	      "untraced wall\n"
+	      "iotrace: the untraced runs differ by 4.0x (26.900..106.261 "
+	      "ms): they did not run alike (a command that rewrites one file "
+	      "pays for the last run's dirty pages), and the share above is "
+	      "as uncertain\n", "runs 4x apart: said");
+	p.baseline.wall_max_ns = 53799999;
+	said = lines(&p, NULL);
+	ok(!strstr(said, "differ"), "1.99x apart: nothing said");
+	free(said);
+	p.baseline.runs = 1;
+	p.baseline.wall_max_ns = 106261000;
+	said = lines(&p, NULL);
+	ok(!strstr(said, "differ"), "one run: no spread");
+	free(said);
+	profile_release(&p);
+}
+
 int main(void)
 {
+	test_spread();
 	test_share();
 	test_over_the_wall();
 	test_not_timed();
