@@ -87,6 +87,15 @@ test_expect_success PTRACE 'sweep --save-dir keeps each point for diff' '
 	grep "write calls 1,000 -> 1$" d.txt
 '
 
+# Each point's first untraced run finds no marker and is quick, the
+# next two sleep 0.3 s: both points are named as not run alike.
+test_expect_success PTRACE 'sweep: untraced runs 2x apart or more are named' '
+	rm -f seen1 seen2 &&
+	"$IOTRACE" sweep --repeat 3 n=1,2 -- \
+		sh -c "test -e seen{} && sleep 0.3; : >seen{}" >t.txt 2>/dev/null &&
+	grep -E "^untraced runs 2x apart or more, which did not run alike .*: n=1 \([0-9.]+x\), n=2 \([0-9.]+x\)$" t.txt
+'
+
 test_expect_success PTRACE 'sweep -o FILE writes the table there' '
 	"$IOTRACE" -o table.txt sweep --repeat 1 bs=1,2 -- \
 		dd if=/dev/zero of=out bs={} count=5 >stdout 2>/dev/null &&

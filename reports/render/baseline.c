@@ -123,14 +123,16 @@ static void print_share(FILE *f, const struct profile *p,
  * 16 MiB: README, --baseline).  The median is then no truth to measure a
  * share against, and the header says so rather than let the share stand.
  */
-#define SPREAD_SAID 2
+bool runs_apart(int runs, uint64_t min, uint64_t max)
+{
+	return runs >= 2 && min && max >= 2 * min;
+}
 
 static void print_spread(FILE *f, const struct profile_baseline *b)
 {
 	struct unit u = unit_for(b->wall_ns);
 
-	if (b->runs < 2 || !b->wall_min_ns ||
-	    b->wall_max_ns < SPREAD_SAID * b->wall_min_ns)
+	if (!runs_apart((int)b->runs, b->wall_min_ns, b->wall_max_ns))
 		return;
 	fprintf(f, "iotrace: the untraced runs differ by %.1fx (%.3f..%.3f "
 		"%s): they did not run alike (a command that rewrites one "

@@ -91,6 +91,12 @@ double baseline_share(const struct profile *p, const struct report_opts *o);
  * CPU exceeds the wall (tasks in parallel).
  */
 double baseline_outside_user(const struct profile_baseline *b);
+/*
+ * Whether untraced runs whose walls spread from min to max did not run
+ * alike (2x apart or more): their median is then no truth to measure
+ * against, and the header or sweep says so.
+ */
+bool runs_apart(int runs, uint64_t min, uint64_t max);
 /* CSV; JSON is the saved document (profile_save_json). */
 int csv_render(FILE *f, const struct profile *p, const struct report_opts *o);
 /* CSV of every dimension's sub-rows, a "dimension" column first. */

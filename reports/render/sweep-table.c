@@ -93,6 +93,33 @@ static void print_point(FILE *f, const struct sweep_point *pt, bool best)
 	fprintf(f, " %6d\n", pt->status);
 }
 
+/*
+ * Points whose untraced runs are 2x apart or more did not run alike (a
+ * command rewriting one file pays for the last run's dirty pages): their
+ * medians, and a best marker between them, are that uncertain.
+ */
+static void print_apart(FILE *f, const struct sweep *s)
+{
+	const struct sweep_point *pt;
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < s->npoints; i++) {
+		pt = &s->points[i];
+		if (pt->status || !runs_apart(pt->runs, pt->wall_min_ns,
+					      pt->wall_max_ns))
+			continue;
+		fprintf(f, "%s %s=%s (%.1fx)", any ? "," : "untraced runs 2x "
+			"apart or more, which did not run alike (a command that "
+			"rewrites one file pays for the last run's dirty "
+			"pages):", s->key, pt->value,
+			(double)pt->wall_max_ns / (double)pt->wall_min_ns);
+		any = true;
+	}
+	if (any)
+		fputc('\n', f);
+}
+
 static void print_notes(FILE *f, const struct sweep *s, size_t best)
 {
 	if (best == s->npoints)
@@ -104,6 +131,7 @@ static void print_notes(FILE *f, const struct sweep *s, size_t best)
 			"shortest untraced wall time");
 	fputs("%wall: time in syscalls of the traced run / the untraced "
 	      "wall; -: not timed\n", f);
+	print_apart(f, s);
 }
 
 /* Whether finding line (one of a point's, "; "-joined) holds everywhere. */

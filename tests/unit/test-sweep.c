@@ -194,7 +194,20 @@ static void test_best_and_table(void)
 	ok(strstr(line_of(t, "512"), " >100% "), "over the wall: >100%%");
 	ok(strstr(line_of(t, "64K"), "         -        -    failed write"),
 	   "a failed point: no wall, 'failed' for MB/s");
+	ok(!strstr(t, "apart"), "runs alike: nothing said of their spread");
 	free(t);
+	/* 512's runs 4x apart, 4K's 1.99x: only 512 is said not alike. */
+	pts[0].wall_min_ns = 100000000;
+	pts[0].wall_max_ns = 400000000;
+	pts[1].wall_max_ns = 199000000;
+	t = table(&s);
+	ok(strstr(t, "\nuntraced runs 2x apart or more, which did not run "
+		  "alike (a command that rewrites one file pays for the last "
+		  "run's dirty pages): bs=512 (4.0x)\n") != NULL,
+	   "runs 2x apart or more are named, those under 2x not");
+	free(t);
+	pts[0].wall_min_ns = pts[0].wall_max_ns = pts[0].wall_ns;
+	pts[1].wall_max_ns = pts[1].wall_ns;
 	pts[1].failed = pts[0].failed = true;
 	is_int(sweep_best(&s), 3, "every point failed: no best");
 	t = table(&s);
