@@ -106,7 +106,7 @@ static void print_apart(FILE *f, const struct sweep *s)
 
 	for (i = 0; i < s->npoints; i++) {
 		pt = &s->points[i];
-		if (pt->status || !runs_apart(pt->runs, pt->wall_min_ns,
+		if (pt->failed || !runs_apart(pt->runs, pt->wall_min_ns,
 					      pt->wall_max_ns))
 			continue;
 		fprintf(f, "%s %s=%s (%.1fx)", any ? "," : "untraced runs 2x "
