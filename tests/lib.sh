@@ -21,6 +21,7 @@ FIXTURES=$TESTS_DIR/fixtures
 : "${HELPERS:=$TESTS_DIR/../build/helpers}"
 : "${HELPERS32:=$TESTS_DIR/../build/helpers32}"
 export IOTRACE HELPERS HELPERS32 FIXTURES
+. "$TESTS_DIR/wait.sh"
 
 test_count=0
 test_failed=0

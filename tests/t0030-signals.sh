@@ -9,18 +9,7 @@
 
 # A test that starts iotrace in the background with >out removes the out
 # of the test before it first: the job's redirection is made in the job,
-# maybe after the wait_for below has read the old "ready" (a busy machine).
-#
-# wait_for 'CONDITION': polls for up to 20 s; the sleeps only pace the
-# polling, no assertion depends on time.
-wait_for() {
-	n=0
-	until eval "$1"; do
-		n=$((n + 1))
-		test $n -lt 400 || { echo "timed out: $1"; return 1; }
-		sleep 0.05
-	done
-}
+# maybe after wait_for (lib.sh) has read the old "ready" (a busy machine).
 
 # guard PID: kills iotrace PID (PTRACE_O_EXITKILL takes its tracees with
 # it) if it still runs after 60 s, so a tracer that loses a signal fails

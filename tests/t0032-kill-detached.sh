@@ -11,18 +11,10 @@
 # bound against hanging, and assert no time.
 . "$(dirname "$0")/lib.sh"
 
-# The helpers, in a file: a test in a pid namespace sources them too.
-cat >funcs.sh <<\EOF
-# wait_for 'CONDITION': polls for up to 10 s.
-wait_for() {
-	n=0
-	until eval "$1"; do
-		n=$((n + 1))
-		test $n -lt 200 || { echo "timed out: $1"; return 1; }
-		sleep 0.05
-	done
-}
-
+# The helpers, in a file: a test in a pid namespace sources them too
+# (wait_for with them: lib.sh's, from tests/wait.sh).
+echo ". '$TESTS_DIR/wait.sh'" >funcs.sh
+cat >>funcs.sh <<\EOF
 # State letter and start time of PID ("Z 12345"), nothing once it is gone.
 state_of() {
 	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $1, $20 }'

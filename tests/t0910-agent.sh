@@ -39,6 +39,13 @@ agrees() {
 	test_cmp p a
 }
 
+# engines CMD...: CMD traced by each engine, the tables in ptrace.txt and
+# agent.txt, its stdout in ptrace.out and agent.out.
+engines() {
+	"$IOTRACE" --engine=ptrace -o ptrace.txt -- "$@" >ptrace.out &&
+	"$IOTRACE" --engine=agent -o agent.txt -- "$@" >agent.out
+}
+
 # The same against strace -f -c (the command after --).
 agrees_strace() {
 	shift
@@ -404,8 +411,7 @@ test_expect_success PTRACE 'SIGSYS blocked: forks, threads and execve inherit it
 	"$HELPERS/sigsys" inherit 3 >expect &&
 	test $(grep -c "^blocked=1$" expect) = 6 &&
 	test $(grep -c "^exec blocked=1$" expect) = 3 &&
-	"$IOTRACE" --engine=ptrace -o ptrace.txt -- "$HELPERS/sigsys" inherit 3 >ptrace.out &&
-	"$IOTRACE" --engine=agent -o agent.txt -- "$HELPERS/sigsys" inherit 3 >agent.out &&
+	engines "$HELPERS/sigsys" inherit 3 &&
 	test_cmp expect agent.out &&
 	# pthread_join waits in futex or not, as the thread is quick; the
 	# arena of printf in the thread is trimmed by one munmap or two, as ASLR
@@ -431,8 +437,7 @@ test_expect_success PTRACE 'a child met before its parent'"'"'s fork event: arme
 	"$HELPERS/sigsys" rawfork 20 >expect &&
 	test $(grep -c "^blocked=1$" expect) = 20 &&
 	test $(grep -c "^exec blocked=1$" expect) = 20 &&
-	"$IOTRACE" --engine=ptrace -o ptrace.txt -- "$HELPERS/sigsys" rawfork 20 >ptrace.out &&
-	"$IOTRACE" --engine=agent -o agent.txt -- "$HELPERS/sigsys" rawfork 20 >agent.out &&
+	engines "$HELPERS/sigsys" rawfork 20 &&
 	test_cmp expect ptrace.out &&
 	test_cmp expect agent.out &&
 	counts ptrace.txt >p &&
