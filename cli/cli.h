@@ -20,8 +20,6 @@ struct cli_opts {
 	const char *save;		/* --save FILE.json */
 	struct report_opts report;	/* -S, --format, --raw-time ... */
 	const struct tracer_engine *engine; /* what traces: the default */
-	bool engine_auto;		/* --engine=auto: agent where it can */
-	bool engine_given;		/* --engine= on the command line */
 	struct tracer_opts tracer;	/* -f, -e trace= ... */
 	struct syscall_set trace_set;	/* storage for tracer.trace */
 	const char *trace_expr;		/* -e trace=EXPR as given; NULL */
@@ -44,9 +42,6 @@ struct cli_command {
 	int (*fn)(struct cli_opts *o, int argc, char **argv);
 	const char *summary;	/* one line for --help */
 };
-
-/* No --engine given: auto for a built-in workload (main.c). */
-void cli_workload_engine(struct cli_opts *o);
 
 /* Subcommands; argv[0] is the subcommand word. */
 int cmd_trace(struct cli_opts *o, int argc, char **argv);

@@ -249,7 +249,6 @@ int cmd_run(struct cli_opts *o, int argc, char **argv)
 	if (w && wants_help(argc - 2, argv + 2))
 		return run_help(w);
 	a = parse_workload(argc - 1, argv + 1);
-	cli_workload_engine(o);
 	status = run_workload(o, a, argc - 1, argv + 1);
 	free(a);
 	return status;

@@ -424,10 +424,8 @@ int cmd_sweep(struct cli_opts *o, int argc, char **argv)
 	if (!so.run && !has_placeholder(&so))
 		usage_error("sweep: no {} in the command for the values of '%s'",
 			    so.key);
-	if (so.run) {
+	if (so.run)
 		validate_points(&so);
-		cli_workload_engine(o);
-	}
 	kind = so.run ? &workload_kind : &exec_kind;
 	snprintf(s.key, sizeof(s.key), "%s", so.key);
 	s.repeat = so.repeat;

@@ -96,21 +96,6 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 	static int said;
 	const char *why;
 
-	/*
-	 * --no-seccomp is a choice of how ptrace stops: the ptrace
-	 * engine's.  -e trace=SET: ptrace's filter lets every other call
-	 * run untouched, where dispatch takes them all (dd with -e
-	 * trace=openat: 1.0x untraced under ptrace, 2.5x under the agent).
-	 * -k stays with the agent: the same stacks from the stack it copies,
-	 * at 0.4x the ptrace engine's wall (dd bs=1024).
-	 */
-	if ((o->no_seccomp || o->tracer.trace) && o->engine_auto)
-		o->engine = tracer_engine_find("ptrace");
-	if (o->engine_auto &&
-	    (o->engine->probe(&o->tracer, target) ||
-	     (o->engine->unsuited &&
-	      o->engine->unsuited(&o->tracer, target))))
-		o->engine = tracer_engine_find("ptrace");
 	if (strcmp(o->engine->name, "ptrace")) {
 		why = o->engine->probe(&o->tracer, target);
 		if (why)

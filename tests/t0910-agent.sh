@@ -541,8 +541,8 @@ test_expect_success '--engine: bad values and -p are usage errors' '
 	grep -q "agent is loaded only as a program starts" err
 '
 
-test_expect_success PTRACE '-k: auto keeps the agent, which unwinds' '
-	"$IOTRACE" --engine=auto -k --folded auto.folded -o auto.txt -- \
+test_expect_success PTRACE '-k: the agent unwinds' '
+	"$IOTRACE" --engine=agent -k --folded auto.folded -o auto.txt -- \
 		dd if=/dev/zero of=/dev/null bs=512 count=300 2>/dev/null &&
 	grep -q "^iotrace: engine agent" auto.txt &&
 	grep -q "^Call sites (-k)" auto.txt &&
@@ -562,9 +562,12 @@ test_expect_success PTRACE 'a tree: the estimate says what it assumes' '
 	"$IOTRACE" report tree.json | grep -q "if its processes ran as much side by side"
 '
 
-test_expect_success PTRACE '--engine=auto: the agent where it can run' '
+# auto is the ptrace engine: the agent runs armed tasks detached from
+# ptrace, which programs can notice (iotrace(1), LIMITATIONS).
+test_expect_success PTRACE '--engine=auto is the ptrace engine, filtered' '
 	"$IOTRACE" --engine=auto -o auto.txt -- true &&
-	grep -q "engine agent" auto.txt
+	grep -q "^iotrace: engine seccomp-bpf" auto.txt &&
+	! grep -q "agent" auto.txt
 '
 
 # auto is the default; -e trace= and --no-seccomp are ptrace's choices
@@ -605,42 +608,30 @@ test_expect_success PTRACE 'the agent goes in with a few stops' '
 	test -n "$n" && test "$n" -le 16
 '
 
-test_expect_success PTRACE 'the default is auto; -e trace= and --no-seccomp take ptrace' '
+test_expect_success PTRACE 'the default is the ptrace engine, for commands and workloads' '
 	"$IOTRACE" -o d.txt -- true &&
-	grep -q "engine agent" d.txt &&
-	"$IOTRACE" -e trace=write -o e.txt -- true &&
-	grep -q "engine seccomp-bpf" e.txt &&
+	grep -q "^iotrace: engine seccomp-bpf" d.txt &&
 	"$IOTRACE" --no-seccomp -o n.txt -- true &&
-	grep -q "engine ptrace" n.txt &&
-	! grep -q "agent counted" e.txt n.txt
-'
-
-# Built-in workloads are iotrace's own code: auto unless --engine says.
-test_expect_success PTRACE 'run and its sweeps: auto by default' '
+	grep -q "^iotrace: engine ptrace" n.txt &&
 	"$IOTRACE" -o run.txt run bufwrite buf=0 total=100 of=/dev/null &&
-	grep -q "^iotrace: engine agent" run.txt &&
-	grep -q "^iotrace: the agent counted 10[0-9] calls" run.txt &&
-	"$IOTRACE" --engine=ptrace -o run.txt run bufwrite buf=0 total=100 \
-		of=/dev/null &&
 	grep -q "^iotrace: engine seccomp-bpf" run.txt &&
 	"$IOTRACE" -k -o run.txt run bufwrite buf=0 total=100 of=/dev/null &&
-	grep -q "^iotrace: engine agent" run.txt &&
-	grep -q "^write  100 calls, [0-9.]* s$" run.txt &&
+	grep -q "^iotrace: engine seccomp-bpf" run.txt &&
 	grep -q "^  100\.0%  *100 calls " run.txt &&
 	mkdir -p sw &&
 	"$IOTRACE" -o sweep.txt sweep --repeat 1 --save-dir sw bs=1k run dd \
 		size=8k of=/dev/null &&
-	grep -q "\"engine\": \"agent\"" sw/bs=1k.json
+	grep -q "\"engine\": \"seccomp-bpf\"" sw/bs=1k.json &&
+	"$IOTRACE" -o st.txt -- "$HELPERS/static-sigsys" block 3 >/dev/null &&
+	grep -q "^iotrace: engine seccomp-bpf" st.txt &&
+	! grep -q "agent" d.txt n.txt run.txt sweep.txt st.txt
 '
 
-# A command the agent could only leave to ptrace is ptrace's from the
-# start, with its seccomp filter (before: the agent engine, which has
-# none, stopped at every call of it); a static one is the agent's.
-test_expect_success PTRACE '--engine=auto: a static command is the agent'"'"'s' '
-	"$IOTRACE" --engine=auto -o auto.txt -- "$HELPERS/static-sigsys" block 3 \
+test_expect_success PTRACE 'the agent, asked for: a static command is its' '
+	"$IOTRACE" --engine=agent -o ag.txt -- "$HELPERS/static-sigsys" block 3 \
 		>/dev/null &&
-	grep -q "engine agent" auto.txt &&
-	grep -q "agent counted" auto.txt
+	grep -q "engine agent" ag.txt &&
+	grep -q "agent counted" ag.txt
 '
 
 test_expect_success PTRACE,M32 '--engine=auto: an i386 command is ptrace'"'"'s, filtered' '
