@@ -18,6 +18,29 @@ sigstate() {
 	grep -E "^Sig(Ign|Blk|Cgt):" /proc/self/status
 }
 
+# argv as typed, argv[0] too: execvp's PATH search runs the file found
+# with the words given (before, argv[0] was the resolved path: sh said
+# /usr/bin/sh, dd's messages /usr/bin/dd).
+test_expect_success PTRACE 'argv is as typed, argv[0] too' '
+	same_as_untraced sh -c "echo \$0" &&
+	echo sh >want && test_cmp want got &&
+	{ dd if=/nonexistent 2>want; test $? = 1; } &&
+	{ "$IOTRACE" -o t -- dd if=/nonexistent 2>got; test $? = 1; } &&
+	test_cmp want got && grep -q "^dd: " got &&
+	same_as_untraced cat /proc/self/cmdline &&
+	printf "cat\\0/proc/self/cmdline\\0" >want &&
+	test_cmp want got
+'
+
+# A file the kernel will not run (no #!) is run by /bin/sh as execvp
+# runs it: /bin/sh FILE ARGS...
+test_expect_success PTRACE 'a script without #! is run as execvp runs it' '
+	mkdir -p bin && printf "echo \"\$0 \$*\"\n" >bin/noshebang &&
+	chmod +x bin/noshebang &&
+	PATH=$PWD/bin:$PATH "$IOTRACE" -o t -- noshebang a b >got &&
+	echo "$PWD/bin/noshebang a b" >want && test_cmp want got
+'
+
 test_expect_success PTRACE 'environment is identical' '
 	same_as_untraced env &&
 	IOTRACE_TEST_VAR="a b

@@ -145,8 +145,11 @@ enum tracer_target_kind {
 struct tracer_target {
 	enum tracer_target_kind kind;
 	union {
-		char **argv;		/* COMMAND: argv[0] is the path to
-					   run, as tracer_resolve() gives */
+		struct tracer_command {
+			const char *path;	/* what execv runs, as
+						   tracer_resolve() gives */
+			char **argv;		/* as typed: argv[0] too */
+		} command;
 		struct tracer_child child;	/* FUNCTION */
 		struct tracer_pids {
 			const pid_t *pids;	/* PIDS: process ids */
