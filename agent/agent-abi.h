@@ -24,11 +24,12 @@
 #include <stdint.h>
 
 #define AGENT_MAGIC 0x696f74726163656bULL	/* "iotracek" */
-#define AGENT_VERSION 8
+#define AGENT_VERSION 9
 #define AGENT_NR_MAX 1024		/* native syscall numbers counted */
 #define AGENT_HIST_BUCKETS 40		/* log2 ns, as the profile's */
 #define AGENT_ERRNO_SLOTS 4
 #define AGENT_REQ_SLOTS 64		/* attach requests in flight */
+#define AGENT_REQ_CLAIMED 0xffffffffu	/* a slot taken, not yet filled */
 #define AGENT_PROBE_NS 16		/* width of a dispatch-cost bucket */
 #define AGENT_PROBE_BUCKETS 1024	/* up to 16.4 us; the last: beyond */
 #define AGENT_CALIB_MAX 8192		/* calls calibration records */
@@ -84,6 +85,8 @@ enum agent_why {
 	AGENT_WHY_NO_SHM,	/* the shared counters could not be mapped */
 	AGENT_WHY_PERSONALITY,	/* makes i386 (int $0x80), x32 calls, or
 				   calls of numbers outside rows[] */
+	AGENT_WHY_CREDS,	/* changes its credentials or dumpability:
+				   iotrace might not seize it again */
 	AGENT_WHY_NWHY,
 };
 
@@ -273,6 +276,11 @@ struct agent_shm {
 					   (calibrated): subtracted */
 	uint64_t correction_io_ns;	/* the same for calls that move data
 					   (agent_correction()) */
+	/*
+	 * A slot is the asker's from its claim (tid 0 -> AGENT_REQ_CLAIMED,
+	 * then pid, then its tid) until it has read iotrace's answer in
+	 * done and frees it (tid 0): two askers never share one.
+	 */
 	struct {
 		uint32_t tid;		/* 0: free */
 		uint32_t pid;		/* its process */

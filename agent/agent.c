@@ -491,37 +491,71 @@ static void exec_call(int nr, greg_t *g)
 }
 
 /*
+ * A request slot of the task's own (agent-abi.h), claimed from req_head
+ * on: every slot taken, it waits a millisecond for one to be freed
+ * (before, a 65th asker overwrote a slot in use and one of the two was
+ * never seized).
+ */
+static uint32_t claim_slot(void)
+{
+	struct timespec ms = { 0, 1000000 };
+	uint32_t i, n, free_tid;
+
+	for (;;) {
+		for (n = 0; n < AGENT_REQ_SLOTS; n++) {
+			i = __atomic_fetch_add(&shm->req_head, 1,
+					       __ATOMIC_RELAXED) % AGENT_REQ_SLOTS;
+			free_tid = 0;
+			if (__atomic_compare_exchange_n(&shm->req[i].tid,
+							&free_tid,
+							AGENT_REQ_CLAIMED, false,
+							__ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED))
+				return i;
+		}
+		agent_sys6(SYS_nanosleep, (long)&ms, 0, 0, 0, 0, 0);
+	}
+}
+
+/*
  * An armed task runs detached from ptrace: ask iotrace to trace it again
  * (agent-abi.h) and wait until it has, re-sending the signal every 2 ms
- * in case iotrace was not waiting yet; after a second, go on.  False
- * when iotrace could not seize it, or did not answer: it runs untraced.
+ * in case iotrace was not waiting yet, for as long as iotrace lives (a
+ * stopped iotrace stops the program, as a stopped strace does; the
+ * watchdog clears tracer_pid should it die).  False when iotrace could
+ * not seize it or cannot be signalled: it runs untraced.  iotrace keeps
+ * under ptrace every task that could not signal it (agent-wait.c) and
+ * the agent hands back those that change their credentials, so neither
+ * is the case of a program that runs as it started.
  */
 static bool attach_me(void)
 {
 	struct timespec ts = { 0, 2000000 };
-	uint32_t i, *done;
-	int n;
+	uint32_t i, *done, answer;
+	long pid, err = 0;
 
 	if (!__atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE))
 		return true;	/* none to ask: traced all along, or the
 				   run is over */
-	i = __atomic_fetch_add(&shm->req_head, 1, __ATOMIC_RELAXED) %
-	    AGENT_REQ_SLOTS;
+	i = claim_slot();
 	done = &shm->req[i].done;
 	__atomic_store_n(done, 0, __ATOMIC_RELAXED);
 	shm->req[i].pid = (uint32_t)sys0(SYS_getpid);
 	__atomic_store_n(&shm->req[i].tid, (uint32_t)sys0(SYS_gettid),
 			 __ATOMIC_RELEASE);
-	for (n = 0; n < 500 && !__atomic_load_n(done, __ATOMIC_ACQUIRE); n++) {
-		long pid = __atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE);
-
+	while (!(answer = __atomic_load_n(done, __ATOMIC_ACQUIRE))) {
+		pid = __atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE);
 		if (!pid)
-			return true;
-		sys3(SYS_tgkill, pid, pid, shm->attach_sig);
+			break;
+		err = sys3(SYS_tgkill, pid, pid, shm->attach_sig);
+		if (err < 0 && err != -EAGAIN)	/* EAGAIN: its queue is
+						   full, it was told */
+			break;
 		agent_sys6(SYS_futex, (long)done, FUTEX_WAIT, 0, (long)&ts, 0,
 			   0);
 	}
-	return __atomic_load_n(done, __ATOMIC_ACQUIRE) == 1;
+	__atomic_store_n(&shm->req[i].tid, 0, __ATOMIC_RELEASE);
+	return answer == 1 || (!answer && err >= 0);
 }
 
 /*
@@ -552,6 +586,28 @@ static bool native_call(int nr)
 }
 
 /*
+ * Calls after which a detached task might no longer signal iotrace, nor
+ * iotrace seize it (runuser's setuid, a daemon's dumpable 0): the
+ * process is handed back to ptrace before the call, for good.  glibc
+ * makes every thread of a process run a set*id call (SIGSETXID), so
+ * the first thread's hands back all of them.
+ */
+static bool changes_creds(int nr, const greg_t *g)
+{
+	switch (nr) {
+	case SYS_setuid: case SYS_setgid: case SYS_setreuid:
+	case SYS_setregid: case SYS_setresuid: case SYS_setresgid:
+	case SYS_setfsuid: case SYS_setfsgid: case SYS_setgroups:
+	case SYS_capset:
+		return true;
+	case SYS_prctl:
+		return g[REG_RDI] == PR_SET_DUMPABLE;
+	default:
+		return false;
+	}
+}
+
+/*
  * Calls after which the agent cannot stay: a seccomp filter of the
  * program's (its traps are SIGSYS too), its own dispatch.  The marker
  * hands the process back to ptrace; the program then runs the call.
@@ -566,6 +622,10 @@ static bool falls_back(int nr, const greg_t *g)
 	}
 	if (nr == SYS_prctl && g[REG_RDI] == PR_SET_SYSCALL_USER_DISPATCH) {
 		mark_traced(AGENT_OP_FALLBACK, AGENT_WHY_SUD, 0);
+		return true;
+	}
+	if (changes_creds(nr, g)) {
+		mark_traced(AGENT_OP_FALLBACK, AGENT_WHY_CREDS, 1);
 		return true;
 	}
 	return false;

@@ -86,6 +86,8 @@ int agent_run(const struct tracer_opts *opts,
  * when it cannot be waited for (the task must stay traced).
  */
 bool agent_track(struct loop *l, pid_t tgid);
+/* Whether tgid is a process iotrace let run detached, alive. */
+bool agent_is_detached(const struct agent_run *ar, pid_t tgid);
 /* Forgets every such process, first killing it if kill. */
 void agent_untrack_all(struct agent_run *ar, bool kill);
 

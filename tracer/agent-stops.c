@@ -61,6 +61,7 @@ static const char *const why_texts[AGENT_WHY_NWHY] = {
 	[AGENT_WHY_NO_SUD] = "Syscall User Dispatch refused",
 	[AGENT_WHY_NO_SHM] = "shared counters not mapped",
 	[AGENT_WHY_PERSONALITY] = "i386, x32 or unknown calls",
+	[AGENT_WHY_CREDS] = "changes its credentials",
 };
 
 const char *agent_why_text(int why)
@@ -531,6 +532,23 @@ int agent_resume(struct loop *l, pid_t tid, int sig)
 }
 
 /*
+ * Whether a request names a task iotrace let go: a thread of a process
+ * it detached and still holds a pidfd of (so the pid is that process's,
+ * not a reused one).  A slot is written by the program: anything else
+ * in it (a pid of another namespace, a stale or forged one) is never
+ * seized, so no process outside the command's tree ever is.
+ */
+static bool asker_is_ours(const struct agent_run *ar, pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	if (pid <= 0 || tid <= 0 || !agent_is_detached(ar, pid))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+/*
  * Requests to be traced again (agent-abi.h), looked at when iotrace was
  * signalled: each task is seized as the spawn target seizes its first,
  * known as asked (armed; its next stop is its marker or its execve, or a
@@ -552,7 +570,8 @@ void agent_requests(struct loop *l)
 	agent_signalled = 0;
 	for (i = 0; i < AGENT_REQ_SLOTS; i++) {
 		tid = __atomic_load_n(&s->req[i].tid, __ATOMIC_ACQUIRE);
-		if (!tid || __atomic_load_n(&s->req[i].done, __ATOMIC_ACQUIRE))
+		if (!tid || tid == AGENT_REQ_CLAIMED ||
+		    __atomic_load_n(&s->req[i].done, __ATOMIC_ACQUIRE))
 			continue;
 		/* -k: the stacks it left before it asked (an execve's),
 		   unwound before it goes on to replace its maps */
@@ -560,7 +579,9 @@ void agent_requests(struct loop *l)
 			agent_sites_drain(l);
 		drained = true;
 		t = task_find(&l->tasks, (pid_t)tid);
-		ok = t || seize((pid_t)tid) == 0;
+		ok = t || (asker_is_ours(l->agent, (pid_t)s->req[i].pid,
+					 (pid_t)tid) &&
+			   seize((pid_t)tid) == 0);
 		if (ok && !t) {
 			t = loop_add_task(l, (pid_t)tid,
 					  (pid_t)s->req[i].pid);
@@ -569,7 +590,7 @@ void agent_requests(struct loop *l)
 				t->agent_counted = true;	/* armed */
 			}
 		}
-		__atomic_store_n(&s->req[i].tid, 0, __ATOMIC_RELAXED);
+		/* the asker frees its slot once it has read this */
 		__atomic_store_n(&s->req[i].done, ok ? 1 : 2, __ATOMIC_RELEASE);
 		syscall(SYS_futex, &s->req[i].done, FUTEX_WAKE, 1, NULL, NULL,
 			0);

@@ -17,6 +17,9 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "tracer/agent-int.h"
@@ -50,6 +53,78 @@ static void prune(struct agent_run *ar)
 	}
 }
 
+/* Whether /proc/PID/ns/NAME is iotrace's own namespace of that kind. */
+static bool same_ns(pid_t pid, const char *name)
+{
+	struct stat mine, its;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+	if (stat(path, &mine) < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, name);
+	if (stat(path, &its) < 0)
+		return false;
+	return mine.st_dev == its.st_dev && mine.st_ino == its.st_ino;
+}
+
+/*
+ * Whether the process could signal iotrace (kill(2)'s rule: its real or
+ * effective uid is iotrace's real or saved one, or it has CAP_KILL),
+ * from /proc/PID/status.  False when unknown.
+ */
+static bool can_signal_iotrace(pid_t pid)
+{
+	unsigned long ruid, euid, cap;
+	bool uids = false, caps = false, ok = false;
+	uid_t r, e, sv;
+	char path[40], line[256];
+	FILE *f;
+
+	if (getresuid(&r, &e, &sv) < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Uid: %lu %lu", &ruid, &euid) == 2) {
+			uids = true;
+			ok = ok || ruid == r || ruid == sv || euid == r ||
+			     euid == sv;
+		} else if (sscanf(line, "CapEff: %lx", &cap) == 1) {
+			caps = true;
+			ok = ok || (cap >> 5 & 1);	/* CAP_KILL */
+		}
+	}
+	fclose(f);
+	return uids && caps && ok;
+}
+
+/*
+ * Whether a process may run detached: only when the ids its agent gives
+ * (getpid, gettid) are the ones iotrace sees, so its pid and user
+ * namespaces are iotrace's (unshare --pid --fork: its pid 1 is no pid of
+ * iotrace's to seize), and when it can ask to be traced again (a
+ * process running as nobody under a root iotrace cannot signal it).
+ * Else it stays under ptrace, slower, its calls all counted.
+ */
+static bool may_detach(pid_t tgid)
+{
+	return same_ns(tgid, "pid") && same_ns(tgid, "user") &&
+	       can_signal_iotrace(tgid);
+}
+
+bool agent_is_detached(const struct agent_run *ar, pid_t tgid)
+{
+	size_t i;
+
+	for (i = 0; i < ar->ndetached; i++)
+		if (ar->detached_pid[i] == tgid)
+			return !exited(ar->detached_fd[i]);
+	return false;
+}
+
 /*
  * The slots of processes that have exited are taken back when the loop
  * has nothing left to wait for (agent_wait_detached()), which the first
@@ -73,7 +148,7 @@ bool agent_track(struct loop *l, pid_t tgid)
 		}
 	if (ar->ndetached == AGENT_DETACHED_MAX)
 		prune(ar);
-	if (ar->ndetached == AGENT_DETACHED_MAX)
+	if (ar->ndetached == AGENT_DETACHED_MAX || !may_detach(tgid))
 		return false;
 	/* Opened in a ptrace stop of the process: it is the one. */
 	fd = (int)syscall(SYS_pidfd_open, tgid, 0);
