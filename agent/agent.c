@@ -572,6 +572,28 @@ static bool falls_back(int nr, const greg_t *g)
 }
 
 /*
+ * The program's rt_sigreturn, issued from agent_sigreturn: it never
+ * returns to the agent, so nothing of it runs after the call to read a
+ * clock.  Timed, it is counted as taking no time (what ptrace measures
+ * of it is under a microsecond once the stop overhead is subtracted),
+ * so that its row in the table is numbers as every other row of a
+ * timed run is; the -EINTR it may restore, an error to ptrace, is not
+ * seen.  -e count= keeps it counted only.
+ */
+static void sigreturn_call(int nr, const greg_t *g)
+{
+	uint8_t act = shm->act[nr];
+
+	if (act == AGENT_ACT_SKIP)
+		return;
+	add(&shm->rows[nr].calls, 1);
+	if (act == AGENT_ACT_TIME)
+		account(nr, 0, 0, g);
+	site_of(nr, g, 0, AGENT_SITE_CALL |
+		(act == AGENT_ACT_TIME ? AGENT_SITE_TIMED : 0));
+}
+
+/*
  * A SIGSYS that is not a dispatched call (kill -SYS, a seccomp trap): it
  * does what it would do untraced: nothing if the program ignores SIGSYS,
  * else the default action (a handler of the program's would have handed
@@ -629,10 +651,7 @@ void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	if (nr == SYS_exit || nr == SYS_exit_group)
 		agent_sites_flush(nr == SYS_exit_group);
 	if (nr == SYS_rt_sigreturn) {
-		if (shm->act[nr] != AGENT_ACT_SKIP) {
-			add(&shm->rows[nr].calls, 1);
-			site_of(nr, g, 0, AGENT_SITE_CALL);
-		}
+		sigreturn_call(nr, g);
 		g[REG_RIP] = (greg_t)agent_sigreturn;
 		return;
 	}
