@@ -207,6 +207,13 @@ test_expect_success PTRACE 'the rows iotrace used to print with "-" are there' '
 	done
 '
 
+# The agent times the execves it makes too (iotrace at their exec event,
+# as they never return to it): no row is partly timed.
+test_expect_success AGENT 'the agent: every execve timed' '
+	test "$(grep -c "ptrace counted" shx-plain-agent.txt)" = 1 &&
+	! grep "counted only, not timed" *-agent.txt
+'
+
 test_expect_success PTRACE,PYTHON3 'a Python parser: float() on every cell' '
 	for f in *-ptrace.txt *-agent.txt; do
 		test -f "$f" || continue
