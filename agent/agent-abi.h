@@ -24,12 +24,13 @@
 #include <stdint.h>
 
 #define AGENT_MAGIC 0x696f74726163656bULL	/* "iotracek" */
-#define AGENT_VERSION 9
+#define AGENT_VERSION 10
 #define AGENT_NR_MAX 1024		/* native syscall numbers counted */
 #define AGENT_HIST_BUCKETS 40		/* log2 ns, as the profile's */
 #define AGENT_ERRNO_SLOTS 4
 #define AGENT_REQ_SLOTS 64		/* attach requests in flight */
 #define AGENT_REQ_CLAIMED 0xffffffffu	/* a slot taken, not yet filled */
+#define AGENT_EXEC_SLOTS 64		/* timed execves in flight */
 #define AGENT_PROBE_NS 16		/* width of a dispatch-cost bucket */
 #define AGENT_PROBE_BUCKETS 1024	/* up to 16.4 us; the last: beyond */
 #define AGENT_CALIB_MAX 8192		/* calls calibration records */
@@ -287,6 +288,19 @@ struct agent_shm {
 		uint32_t done;		/* futex: 1 once seized, 2 if it
 					   could not be */
 	} req[AGENT_REQ_SLOTS];
+	/*
+	 * A timed execve or execveat in flight (agent/agent.c's
+	 * exec_call()), made once iotrace traces the task again: one that
+	 * succeeds never returns to the agent, so iotrace counts it, timed
+	 * from start_ns to its PTRACE_EVENT_EXEC; one that fails comes back
+	 * and the agent counts it.
+	 */
+	struct agent_exec {
+		uint32_t tid;		/* the caller; 0: free */
+		int32_t nr;		/* SYS_execve or SYS_execveat */
+		uint64_t start_ns;	/* CLOCK_MONOTONIC as it was issued */
+		uint64_t args[6];
+	} execs[AGENT_EXEC_SLOTS];
 	struct agent_row rows[AGENT_NR_MAX];
 	/*
 	 * What dispatch costs the wall, measured in the run (agent/probe.c):

@@ -459,34 +459,95 @@ static void sigsys_for_exec(bool on, bool blocked)
 }
 
 /*
- * execve and execveat: counted before (on success nothing comes back),
- * with -k its stack too (iotrace unwinds it as it seizes the task, the
- * old program still there); a failure's time and result go to the same
- * site after.  iotrace maps the agent into the new program at the
+ * A slot for tid's timed execve, or NULL (all taken: the call is counted
+ * before, untimed).  A slot tid holds already is a call of its that
+ * never ended (its process killed in it): taken again.
+ */
+static struct agent_exec *exec_slot(uint32_t tid)
+{
+	struct agent_exec *x;
+	uint32_t none;
+	int i;
+
+	for (i = 0; i < AGENT_EXEC_SLOTS; i++)
+		if (__atomic_load_n(&shm->execs[i].tid, __ATOMIC_ACQUIRE) ==
+		    tid)
+			return &shm->execs[i];
+	for (i = 0; i < AGENT_EXEC_SLOTS; i++) {
+		x = &shm->execs[i];
+		none = 0;
+		if (__atomic_compare_exchange_n(&x->tid, &none, tid, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return x;
+	}
+	return NULL;
+}
+
+/*
+ * A timed execve, made while iotrace traces the task: its start goes to
+ * slot x, and iotrace counts the call at its exec event
+ * (tracer/agent-stops.c); a failure comes back and is counted here.
+ */
+static uint64_t exec_timed(int nr, greg_t *g, struct agent_exec *x)
+{
+	static const int argreg[6] = { REG_RDI, REG_RSI, REG_RDX, REG_R10,
+				       REG_R8, REG_R9 };
+	uint64_t t[2];
+	long ret;
+	int i;
+
+	x->nr = nr;
+	for (i = 0; i < 6; i++)
+		x->args[i] = (uint64_t)g[argreg[i]];
+	t[0] = now_ns();
+	__atomic_store_n(&x->start_ns, t[0], __ATOMIC_RELEASE);
+	ret = issue(g);
+	t[1] = now_ns();
+	__atomic_store_n(&x->tid, 0, __ATOMIC_RELEASE);
+	g[REG_RAX] = ret;
+	add(&shm->rows[nr].calls, 1);
+	account(nr, ret, t[1] - t[0], g);
+	agent_files_after(nr, AGENT_ACT_TIME, t[1] - t[0], g);
+	return t[1] - t[0];
+}
+
+/*
+ * execve and execveat.  Timed, once iotrace traces the task again: on
+ * success nothing comes back, and iotrace counts and times the call at
+ * its exec event; a failure is counted here.  Otherwise (counted only,
+ * iotrace did not answer, no slot free) counted before, untimed.  With
+ * -k its stack goes first (iotrace unwinds it as it seizes the task,
+ * the old program still there); a failure's time and result go to the
+ * same site after.  iotrace maps the agent into the new program at the
  * call's exit; not traced again, the new program goes uncounted, which
  * the header says (unless the call fails).
  */
 static void exec_call(int nr, greg_t *g)
 {
-	bool blocked = vblocked((int32_t)sys0(SYS_gettid));
-	bool counted = shm->act[nr] != AGENT_ACT_SKIP;
-	bool site = counted && agent_site_wanted(nr);
+	uint32_t tid = (uint32_t)sys0(SYS_gettid);
+	bool blocked = vblocked((int32_t)tid);
+	uint8_t act = shm->act[nr];
+	bool site = act != AGENT_ACT_SKIP && agent_site_wanted(nr);
+	struct agent_exec *x = NULL;
 	uint64_t ns;
 	bool lost;
 
 	sigsys_for_exec(true, blocked);
-	if (counted)
-		add(&shm->rows[nr].calls, 1);
 	if (site)
 		agent_site(nr, g, 0, 0, AGENT_SITE_CALL);
 	lost = !attach_me();
+	if (!lost && act == AGENT_ACT_TIME)
+		x = exec_slot(tid);
+	if (act != AGENT_ACT_SKIP && !x)
+		add(&shm->rows[nr].calls, 1);
 	if (lost)
 		__atomic_fetch_add(&shm->untraced, 1, __ATOMIC_RELAXED);
-	ns = run_call(nr, g, true);
+	ns = x ? exec_timed(nr, g, x) : run_call(nr, g, true);
 	if (lost)
 		__atomic_fetch_sub(&shm->untraced, 1, __ATOMIC_RELAXED);
 	sigsys_for_exec(false, blocked);
-	if (site && shm->act[nr] == AGENT_ACT_TIME)
+	if (site && act == AGENT_ACT_TIME)
 		agent_site(nr, g, g[REG_RAX], ns, AGENT_SITE_TIMED);
 }
 
@@ -632,6 +693,28 @@ static bool falls_back(int nr, const greg_t *g)
 }
 
 /*
+ * The program's rt_sigreturn, issued from agent_sigreturn: it never
+ * returns to the agent, so nothing of it runs after the call to read a
+ * clock.  Timed, it is counted as taking no time (what ptrace measures
+ * of it is under a microsecond once the stop overhead is subtracted),
+ * so that its row in the table is numbers as every other row of a
+ * timed run is; the -EINTR it may restore, an error to ptrace, is not
+ * seen.  -e count= keeps it counted only.
+ */
+static void sigreturn_call(int nr, const greg_t *g)
+{
+	uint8_t act = shm->act[nr];
+
+	if (act == AGENT_ACT_SKIP)
+		return;
+	add(&shm->rows[nr].calls, 1);
+	if (act == AGENT_ACT_TIME)
+		account(nr, 0, 0, g);
+	site_of(nr, g, 0, AGENT_SITE_CALL |
+		(act == AGENT_ACT_TIME ? AGENT_SITE_TIMED : 0));
+}
+
+/*
  * A SIGSYS that is not a dispatched call (kill -SYS, a seccomp trap): it
  * does what it would do untraced: nothing if the program ignores SIGSYS,
  * else the default action (a handler of the program's would have handed
@@ -689,10 +772,7 @@ void on_sigsys(int sig, siginfo_t *si, void *ctx)
 	if (nr == SYS_exit || nr == SYS_exit_group)
 		agent_sites_flush(nr == SYS_exit_group);
 	if (nr == SYS_rt_sigreturn) {
-		if (shm->act[nr] != AGENT_ACT_SKIP) {
-			add(&shm->rows[nr].calls, 1);
-			site_of(nr, g, 0, AGENT_SITE_CALL);
-		}
+		sigreturn_call(nr, g);
 		g[REG_RIP] = (greg_t)agent_sigreturn;
 		return;
 	}

@@ -12,7 +12,8 @@
 # $IOTRACE is the binary under test, $HELPERS the built test programs,
 # $HELPERS32 the same built as i386 programs (gcc -m32), $FIXTURES
 # tests/fixtures.  Prerequisites: test_have_prereq PTRACE, STRACE, M32,
-# UNSANITIZED (not under make check-sanitize), ROOT, AGENT, PIDNS;
+# UNSANITIZED (not under make check-sanitize), ROOT, AGENT, PIDNS,
+# PYTHON3;
 # test_expect_success PREREQ 'title' 'body' skips without it.
 
 TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -48,6 +49,9 @@ test_have_prereq() {
 		ROOT)
 			# may make set-user-ID files of other users
 			test "$(id -u)" = 0 || return 1 ;;
+		PYTHON3)
+			# a Python parser of strace -c tables
+			command -v python3 >/dev/null 2>&1 || return 1 ;;
 		GO)
 			# go tool pprof (golang-go): reads --format=pprof
 			command -v go >/dev/null 2>&1 || return 1 ;;

@@ -6,7 +6,8 @@
 # with its stack pointer in a 512-byte buffer gets its SIGSYS frame
 # written below it, so that test is ptrace's alone.
 # Then what is the agent's own: its stacks are the ptrace engine's, an
-# execve's too (counted before it is made, timed after a failure); and
+# execve's too (its stack left before it is made, the call timed by
+# iotrace at its exec event or by the agent after a failure); and
 # the calls of a process killed before iotrace unwound them are counted
 # in the header, so that call sites and that count add up to the table.
 ENGINE=--engine=agent PREREQ=AGENT CORRUPT=PTRACE_ONLY TEST_NO_DONE=1

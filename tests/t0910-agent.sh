@@ -13,8 +13,8 @@ if ! "$IOTRACE" --engine=agent -o /dev/null -- true >/dev/null 2>&1; then
 fi
 
 # The comparable table of FILE.  The agent cannot time rt_sigreturn (it
-# never returns to it): its row is count-only, with no errors column
-# (ptrace counts one when the call restores an -EINTR): calls only.
+# never returns to it): it counts it as taking no time, without the
+# errors ptrace counts when the call restores an -EINTR: calls only.
 counts() {
 	table_counts "$1" | sed 's/^rt_sigreturn \([0-9]*\) .*/rt_sigreturn \1/'
 }

@@ -476,8 +476,42 @@ static bool own_filter(const struct loop *l, pid_t tid)
 	       l->agent->filters_base;
 }
 
-void agent_exec(struct loop *l, struct task *t)
+/*
+ * An execve the agent timed (agent-abi.h's execs[]) and that succeeded:
+ * it never went back to the agent, which left it to be counted here, as
+ * ptrace counts a call, from the agent's clock as it was issued to this
+ * event.  The sink subtracts ptrace's stop overhead from it as from any
+ * call ptrace timed (the time spans one stop, this one, where ptrace's
+ * own span two).  After the exec the task is its process's leader.
+ */
+static void exec_counted(struct loop *l, const struct task *t, pid_t caller,
+			 uint64_t now)
 {
+	struct agent_exec *x = NULL;
+	struct tracer_event ev;
+	size_t i;
+
+	for (i = 0; !x && i < AGENT_EXEC_SLOTS; i++)
+		if (__atomic_load_n(&l->agent->shm->execs[i].tid,
+				    __ATOMIC_ACQUIRE) == (uint32_t)caller)
+			x = &l->agent->shm->execs[i];
+	if (!x)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.tid = ev.tgid = t->tid;
+	ev.arch = AUDIT_ARCH_X86_64;
+	ev.nr = x->nr;
+	memcpy(ev.args, x->args, sizeof(ev.args));
+	ev.entry_ns = x->start_ns;
+	ev.exit_ns = now > x->start_ns ? now : x->start_ns;
+	ev.file_id = ev.stack_id = TRACER_ID_NONE;
+	__atomic_store_n(&x->tid, 0, __ATOMIC_RELEASE);
+	l->sink->syscall(l->sink->ctx, &ev);
+}
+
+void agent_exec(struct loop *l, struct task *t, pid_t caller, uint64_t now)
+{
+	exec_counted(l, t, caller, now);
 	if (t->agent == AGENT_T_NONE && t->agent_why)
 		record_fallback(l, t->tid, t->agent_why);
 	t->agent_lo = t->agent_len = t->agent_base = 0;

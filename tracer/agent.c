@@ -390,8 +390,11 @@ static void deliver(struct agent_run *ar)
 		a.errors = r->errors;
 		a.time_ns = r->time_ns;
 		a.raw_time_ns = r->raw_time_ns;
+		/* The agent keeps a call of 0 ns as a min of 1 (0: none
+		   yet, as the sink reads an aggregate's min too): the max
+		   of calls all of 0 ns goes with it, not below. */
 		a.min_ns = r->min_ns;
-		a.max_ns = r->max_ns;
+		a.max_ns = r->max_ns < r->min_ns ? r->min_ns : r->max_ns;
 		a.bytes_req = r->bytes_req;
 		a.bytes_done = r->bytes_done;
 		a.short_calls = r->short_calls;

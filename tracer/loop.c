@@ -221,16 +221,16 @@ static void end_forked(struct loop *l, struct task *t)
  * execve from a thread other than the leader: the kernel gives the
  * leader's tid to the execing thread, whose own tid vanishes without an
  * exit report.  Its state (inside execve) moves to the leader's tid,
- * which is the thread group's id.
+ * which is the thread group's id.  Returns the tid that made the call.
  */
-static void on_exec(struct loop *l, pid_t tid)
+static pid_t on_exec(struct loop *l, pid_t tid)
 {
 	unsigned long former;
 	struct task *from, *to;
 
 	if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &former) < 0 ||
 	    (pid_t)former == tid)
-		return;
+		return tid;
 	/* task_get() may grow the table: find from only after it. */
 	to = task_get(&l->tasks, tid);
 	if (to)
@@ -243,6 +243,7 @@ static void on_exec(struct loop *l, pid_t tid)
 		to->tgid = tid;
 	}
 	task_del(&l->tasks, (pid_t)former);
+	return (pid_t)former;
 }
 
 /* Whether tid is still traced by iotrace: not gone and reaped. */
@@ -298,7 +299,7 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
 	pid_t tid = t->tid;	/* on_exec() may move the table under t */
-	pid_t held;
+	pid_t held, caller;
 	bool in_syscall;
 
 	if (l->agent)
@@ -321,13 +322,13 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 			resume(l, tid, t->in_syscall, 0);
 		break;
 	case PTRACE_EVENT_EXEC:
-		on_exec(l, tid);
+		caller = on_exec(l, tid);
 		unwinder_maps_changed(l->unwind, tid);
 		if (tid == l->leader)
 			l->leader_iotrace = false;
 		t = task_find(&l->tasks, tid);
 		if (l->agent && t)
-			agent_exec(l, t);
+			agent_exec(l, t, caller, now);
 		resume(l, tid, t && t->in_syscall, 0);
 		break;
 	case PTRACE_EVENT_FORK:

@@ -365,8 +365,12 @@ bool agent_first_stop(struct loop *l, pid_t tid, int status);
  * child if it was held in its first stop (the loop resumes it), or 0.
  */
 pid_t agent_new_task(struct loop *l, pid_t parent);
-/* PTRACE_EVENT_EXEC of t: a new image, its agent yet to come. */
-void agent_exec(struct loop *l, struct task *t);
+/*
+ * PTRACE_EVENT_EXEC of t at now: a new image, its agent yet to come;
+ * the call, made by caller (t's tid before, or a thread's), counted if
+ * the agent timed it.
+ */
+void agent_exec(struct loop *l, struct task *t, pid_t caller, uint64_t now);
 /* t is gone (exited or killed). */
 void agent_gone(struct loop *l, struct task *t);
 /*

@@ -51,14 +51,18 @@ static void calls_change(char *b, size_t n, const struct diff *d,
 			 (unsigned long long)(w > a ? w - a : a - w));
 }
 
-/* "-" for an absent row and for a count-only one: no time measured. */
+/*
+ * "-" for an absent row and for a count-only one: no time measured.
+ * Seconds and usecs/call as the syscall table prints them (columns.c):
+ * whole microseconds, and those over every call of the row.
+ */
 static void cell_secs(char *b, size_t n, const struct diff *d,
 		      const struct profile_row *r)
 {
 	if (!r || !r->timed)
 		snprintf(b, n, "-");
 	else
-		snprintf(b, n, "%.6f", (double)diff_time(d, r) / 1e9);
+		fmt_seconds_us(b, n, profile_round_us(diff_time(d, r)));
 }
 
 static void time_base(char *b, size_t n, const struct diff *d,
@@ -91,8 +95,8 @@ static void cell_avg(char *b, size_t n, const struct diff *d,
 	if (!r || !r->timed)
 		snprintf(b, n, "-");
 	else
-		snprintf(b, n, "%llu", (unsigned long long)(diff_time(d, r) /
-							    r->timed / 1000));
+		snprintf(b, n, "%llu", (unsigned long long)avg_us(
+			 profile_round_us(diff_time(d, r)), r->calls));
 }
 
 static void avg_base(char *b, size_t n, const struct diff *d,
@@ -182,14 +186,15 @@ static void print_headers(FILE *f)
 	print_cells(f, two);
 }
 
+/* The total: the rows' seconds as printed, added up. */
 static void total_row(struct profile_row *r, const struct profile_totals *t)
 {
 	memset(r, 0, sizeof(*r));
 	r->calls = t->calls;
 	r->errors = t->errors;
 	r->timed = t->timed;
-	r->time_ns = t->time_ns;
-	r->raw_time_ns = t->raw_time_ns;
+	r->time_ns = t->time_us * 1000;
+	r->raw_time_ns = t->raw_time_us * 1000;
 }
 
 /* A sub-row's counts as a row, so the row's columns print it. */

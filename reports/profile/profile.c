@@ -179,6 +179,8 @@ void profile_totals(const struct profile *p, struct profile_totals *t)
 		t->timed += p->rows[i].timed;
 		t->time_ns += p->rows[i].time_ns;
 		t->raw_time_ns += p->rows[i].raw_time_ns;
+		t->time_us += profile_round_us(p->rows[i].time_ns);
+		t->raw_time_us += profile_round_us(p->rows[i].raw_time_ns);
 	}
 }
 

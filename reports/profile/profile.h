@@ -471,9 +471,23 @@ uint64_t profile_counter_get(const struct profile_row *r,
 /* Counts one error with its errno into a row. */
 void profile_row_add_errno(struct profile_row *r, int err, uint64_t n);
 
-/* Sums over all rows, as the table's total line shows them. */
+/*
+ * A time as the tables print it: whole microseconds, rounded half up
+ * (strace's "%.6f" seconds).
+ */
+static inline uint64_t profile_round_us(uint64_t ns)
+{
+	return ns / 1000 + (ns % 1000 >= 500);
+}
+
+/*
+ * Sums over all rows, as the table's total line shows them: time_us and
+ * raw_time_us sum each row's time rounded (profile_round_us()), so the
+ * total's seconds are the rows' seconds added up.
+ */
 struct profile_totals {
 	uint64_t calls, errors, timed, time_ns, raw_time_ns;
+	uint64_t time_us, raw_time_us;
 };
 void profile_totals(const struct profile *p, struct profile_totals *t);
 

@@ -12,7 +12,9 @@
  * summary for 32 bit mode:" (or "x32 mode:"), are read with it, into the
  * rows of that personality: i386's write is a row apart.  A name with a
  * personality after a slash ("write/i386", as iotrace's own table shows
- * it) is read as that personality's.
+ * it) is read as that personality's.  iotrace's own tables read too:
+ * "-" in a time or errors cell is a row counted only (-e count=,
+ * --count-only), its calls not timed, its errors not known.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -50,6 +52,7 @@ static const struct {
 struct cells {
 	struct profile_row r;
 	char name[PROFILE_NAME_MAX];
+	bool untimed;		/* "-" seconds: counted only */
 };
 
 struct sload {
@@ -179,24 +182,30 @@ static int parse_derived(struct sload *s, const char *t)
 	return 0;
 }
 
+/* A '-' inside a name: iotrace's syscall_-1 (a call made with nr -1). */
 static int parse_name(struct sload *s, const char *t, char *name)
 {
 	size_t len = strlen(t);
 
-	if (len >= PROFILE_NAME_MAX ||
+	if (len >= PROFILE_NAME_MAX || *t == '-' ||
 	    strspn(t, "abcdefghijklmnopqrstuvwxyz"
-		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/") != len)
+		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/-") != len)
 		return load_fail(s->e, s->line, "'%.40s' is not a syscall "
 				 "name", t);
 	memcpy(name, t, len + 1);
 	return 0;
 }
 
+/* "-": nothing measured; only a count cannot be that. */
 static int parse_cell(struct sload *s, enum cell c, const char *t,
 		      struct cells *row)
 {
 	struct profile_row *r = &row->r;
 
+	if (!strcmp(t, "-") && c != C_CALLS && c != C_NAME) {
+		row->untimed |= c == C_SECONDS;
+		return 0;
+	}
 	switch (c) {
 	case C_SECONDS:
 		return parse_seconds(s, t, &r->time_ns);
@@ -240,8 +249,9 @@ static int parse_cells(struct sload *s, char **tok, int n,
 }
 
 /*
- * strace times every call it counts: timed is calls.  A name that says
- * its personality is that one's; others are the table's.
+ * strace times every call it counts: timed is calls, but in a row
+ * counted only ("-" seconds).  A name that says its personality is that
+ * one's; others are the table's.
  */
 static int add_row(struct sload *s, const struct cells *row)
 {
@@ -258,7 +268,7 @@ static int add_row(struct sload *s, const struct cells *row)
 		return load_fail(s->e, s->line, "number too large");
 	r->calls += in->calls;
 	r->errors += in->errors;
-	r->timed += in->calls;
+	r->timed += row->untimed ? 0 : in->calls;
 	r->time_ns += in->time_ns;
 	r->raw_time_ns += in->time_ns;
 	if (first || in->min_ns < r->min_ns)

@@ -19,6 +19,43 @@ uint64_t totals_time(const struct profile_totals *t,
 	return o && o->raw_time ? t->raw_time_ns : t->time_ns;
 }
 
+/*
+ * The time a row's seconds cell shows, in whole microseconds.  % time,
+ * usecs/call and the total row are computed from it, not from the
+ * nanoseconds, so that the printed cells agree with one another: the
+ * total's seconds are the rows' added up, and usecs/call is the
+ * seconds cell over the calls cell.
+ */
+uint64_t row_time_us(const struct profile_row *r, const struct report_opts *o)
+{
+	return profile_round_us(row_time(r, o));
+}
+
+uint64_t totals_time_us(const struct profile_totals *t,
+			const struct report_opts *o)
+{
+	return o && o->raw_time ? t->raw_time_us : t->time_us;
+}
+
+void fmt_seconds_us(char *b, size_t n, uint64_t us)
+{
+	snprintf(b, n, "%llu.%06llu", (unsigned long long)(us / 1000000),
+		 (unsigned long long)(us % 1000000));
+}
+
+/*
+ * usecs/call: seconds over calls, truncated to whole microseconds as
+ * strace's count.c truncates it, over every call of the row (one an
+ * engine counted without timing it too).  strace divides the
+ * nanoseconds, so its own table can read 0.000142 s for one call and
+ * 141 usecs/call; this divides the seconds cell, so a parser that
+ * recomputes the quotient from the cells finds it.
+ */
+uint64_t avg_us(uint64_t us, uint64_t calls)
+{
+	return calls ? us / calls : 0;
+}
+
 /* Count-only rows (no exit stop) have no time: never invent one. */
 static bool untimed(const struct profile_row *r)
 {
@@ -29,14 +66,14 @@ static void text_percent(char *b, size_t n, const struct profile_row *r,
 			 const struct profile_totals *t,
 			 const struct report_opts *o)
 {
-	uint64_t total = totals_time(t, o);
+	uint64_t total = totals_time_us(t, o);
 
 	if (untimed(r))
 		snprintf(b, n, "-");
 	else
 		snprintf(b, n, "%.2f",
-			 total ? 100.0 * (double)row_time(r, o) / (double)total
-			       : 0.0);
+			 total ? 100.0 * (double)row_time_us(r, o) /
+				 (double)total : 0.0);
 }
 
 static void text_seconds(char *b, size_t n, const struct profile_row *r,
@@ -47,12 +84,13 @@ static void text_seconds(char *b, size_t n, const struct profile_row *r,
 	if (untimed(r))
 		snprintf(b, n, "-");
 	else
-		snprintf(b, n, "%.6f", (double)row_time(r, o) / 1e9);
+		fmt_seconds_us(b, n, row_time_us(r, o));
 }
 
-static uint64_t avg_ns(const struct profile_row *r, const struct report_opts *o)
+static uint64_t row_avg_us(const struct profile_row *r,
+			   const struct report_opts *o)
 {
-	return r->timed ? row_time(r, o) / r->timed : 0;
+	return r->timed ? avg_us(row_time_us(r, o), r->calls) : 0;
 }
 
 static void text_avg(char *b, size_t n, const struct profile_row *r,
@@ -62,7 +100,7 @@ static void text_avg(char *b, size_t n, const struct profile_row *r,
 	if (untimed(r))
 		snprintf(b, n, "-");
 	else
-		snprintf(b, n, "%llu", (unsigned long long)(avg_ns(r, o) / 1000));
+		snprintf(b, n, "%llu", (unsigned long long)row_avg_us(r, o));
 }
 
 static void text_calls(char *b, size_t n, const struct profile_row *r,
@@ -124,16 +162,20 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
+/*
+ * Time and usecs/call sort by the cells as printed, ties then by calls
+ * and name: a table read back (iotrace report) sorts as it was printed.
+ */
 static int cmp_time(const struct profile_row *a, const struct profile_row *b,
 		    const struct report_opts *o)
 {
-	return cmp_u64(row_time(a, o), row_time(b, o));
+	return cmp_u64(row_time_us(a, o), row_time_us(b, o));
 }
 
 static int cmp_avg(const struct profile_row *a, const struct profile_row *b,
 		   const struct report_opts *o)
 {
-	return cmp_u64(avg_ns(a, o), avg_ns(b, o));
+	return cmp_u64(row_avg_us(a, o), row_avg_us(b, o));
 }
 
 static int cmp_calls(const struct profile_row *a, const struct profile_row *b,

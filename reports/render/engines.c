@@ -2,7 +2,7 @@
 /*
  * The agent engine's header lines: which engine measured what.  The
  * agent counts calls inside the programs it was mapped into; ptrace
- * counts the rest (the command's execve, forks and clones, processes the
+ * counts the rest (execves, forks and clones, processes the
  * agent cannot enter), and the lines say how many each
  * counted and which processes were left to ptrace, and why, and how
  * many data calls the agent could give no file (a run saved before it
@@ -43,8 +43,8 @@ void engines_render_header(FILE *f, const struct profile *p)
 	if (e->correction_io_ns > e->correction_ns)
 		fprintf(f, " (%" PRIu64 " from calls moving data)",
 			e->correction_io_ns);
-	fprintf(f, "; ptrace counted %" PRIu64 " (the command's execve, "
-		"forks and clones, processes without the agent)\n",
+	fprintf(f, "; ptrace counted %" PRIu64 " (execves, forks and "
+		"clones, processes without the agent)\n",
 		e->ptrace_calls);
 	if (profile_dispatch_measured(p))
 		fprintf(f, "iotrace: each call the agent handled cost the wall "

@@ -60,6 +60,14 @@ const struct profile_row **profile_sorted(const struct profile *p,
 uint64_t row_time(const struct profile_row *r, const struct report_opts *o);
 uint64_t totals_time(const struct profile_totals *t,
 		     const struct report_opts *o);
+/* The same as the seconds cells print it: whole microseconds, rounded. */
+uint64_t row_time_us(const struct profile_row *r, const struct report_opts *o);
+uint64_t totals_time_us(const struct profile_totals *t,
+			const struct report_opts *o);
+/* "0.000304": us microseconds as a seconds cell. */
+void fmt_seconds_us(char *buf, size_t size, uint64_t us);
+/* usecs/call, strace's: us over calls, truncated (0 without calls). */
+uint64_t avg_us(uint64_t us, uint64_t calls);
 
 int table_render(FILE *f, const struct profile *p, const struct report_opts *o);
 /* The --truth section under the table; nothing when there is no truth. */

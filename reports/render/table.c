@@ -215,9 +215,18 @@ void table_render_header(FILE *f, const struct profile *p,
 	profile_totals(p, &t);
 	secs = (double)totals_time(&t, o) / 1e9;
 	if (!p->exit.known) {
-		fprintf(f, "%s: %llu syscalls took %.3f s (no wall time "
-			"recorded)\n", p->source, (unsigned long long)t.calls,
-			secs);
+		fprintf(f, "%s: %llu syscalls", p->source,
+			(unsigned long long)t.calls);
+		if (!t.timed && t.calls)
+			fputs(", counted only (not timed; no wall time "
+			      "recorded)\n", f);
+		else if (t.timed < t.calls)
+			fprintf(f, " (%llu counted only); the timed ones took "
+				"%.3f s (no wall time recorded)\n",
+				(unsigned long long)(t.calls - t.timed), secs);
+		else
+			fprintf(f, " took %.3f s (no wall time recorded)\n",
+				secs);
 		return;
 	}
 	fputs("iotrace: ", f);
@@ -265,12 +274,13 @@ static void print_cells(FILE *f, const char *const *cells)
 	}
 }
 
-static void print_row(FILE *f, const struct profile_row *r,
+#define CELL_MAX 48
+
+static void row_cells(char (*buf)[CELL_MAX], const char **cells,
+		      const struct profile_row *r,
 		      const struct profile_totals *t,
 		      const struct report_opts *o)
 {
-	char buf[8][48];
-	const char *cells[8];
 	const struct column *c;
 	size_t i = 0;
 
@@ -278,6 +288,16 @@ static void print_row(FILE *f, const struct profile_row *r,
 		c->text(buf[i], sizeof(buf[i]), r, t, o);
 		cells[i] = buf[i];
 	}
+}
+
+static void print_row(FILE *f, const struct profile_row *r,
+		      const struct profile_totals *t,
+		      const struct report_opts *o)
+{
+	char buf[8][CELL_MAX];
+	const char *cells[8];
+
+	row_cells(buf, cells, r, t, o);
 	print_cells(f, cells);
 }
 
@@ -305,11 +325,21 @@ static void print_headers(FILE *f)
 	print_cells(f, cells);
 }
 
-/* The total line is a row of its own whose cells are the sums. */
+/*
+ * The total line is a row of its own whose cells are the sums of the
+ * rows' cells: its seconds the rows' seconds added up, as printed, and
+ * its usecs/call those seconds over all the calls.  Its % time is
+ * 100.00 once anything was timed, as strace prints it, even of no time
+ * at all.
+ */
 static void print_total(FILE *f, const struct profile_totals *t,
 			const struct report_opts *o)
 {
 	struct profile_row total;
+	char buf[8][CELL_MAX];
+	const char *cells[8];
+	const struct column *c;
+	size_t i = 0;
 
 	memset(&total, 0, sizeof(total));
 	total.pers = PROFILE_PERS_NONE;
@@ -317,9 +347,48 @@ static void print_total(FILE *f, const struct profile_totals *t,
 	total.calls = t->calls;
 	total.errors = t->errors;
 	total.timed = t->timed;
-	total.time_ns = t->time_ns;
-	total.raw_time_ns = t->raw_time_ns;
-	print_row(f, &total, t, o);
+	total.time_ns = t->time_us * 1000;
+	total.raw_time_ns = t->raw_time_us * 1000;
+	row_cells(buf, cells, &total, t, o);
+	for (c = table_columns; c->name && c->in_table; c++, i++)
+		if (t->timed && !strcmp(c->name, "percent"))
+			cells[i] = "100.00";
+	print_cells(f, cells);
+}
+
+/*
+ * What the table's cells cannot say.  "-" marks rows counted only
+ * (-e count=, --count-only); a row of which the engine timed some
+ * calls only is numbers, its seconds those of the timed calls: a line
+ * says which rows, after the table, where strace -c parsers look no
+ * more.
+ */
+static void print_notes(FILE *f, const struct profile *p,
+			const struct profile_row *const *rows)
+{
+	char name[PROFILE_ROW_LABEL_MAX];
+	const struct profile_row *r;
+	bool dash = false;
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++)
+		dash |= rows[i]->calls && !rows[i]->timed;
+	if (dash)
+		fputs("(-: counted only, without an exit stop, so no time "
+		      "and no errors; see -e count=)\n", f);
+	for (i = 0; i < p->nrows; i++) {
+		r = rows[i];
+		if (!r->timed || r->timed == r->calls)
+			continue;
+		fprintf(f, "(%s: %llu of %llu calls counted only, not timed; "
+			"its seconds are of the %llu timed, its usecs/call "
+			"over all %llu)\n",
+			profile_row_label(r, name, sizeof(name)),
+			(unsigned long long)(r->calls - r->timed),
+			(unsigned long long)r->calls,
+			(unsigned long long)r->timed,
+			(unsigned long long)r->calls);
+	}
 }
 
 int table_render(FILE *f, const struct profile *p, const struct report_opts *o)
@@ -340,9 +409,7 @@ int table_render(FILE *f, const struct profile *p, const struct report_opts *o)
 			print_row(f, rows[i], &t, o);
 	print_rule(f);
 	print_total(f, &t, o);
-	if (t.calls > t.timed)
-		fputs("(-: counted only, without an exit stop, so no time "
-		      "and no errors; see -e count=)\n", f);
+	print_notes(f, p, rows);
 	truth_render(f, p, o);
 	free(rows);
 	if (breakdown_render(f, p, o) < 0 || histogram_render(f, p, o) < 0 ||

@@ -492,8 +492,9 @@ static char *fixture(const char *name, size_t *len)
  * shell running dd with a refused O_DIRECT size, cat and dd: pairs,
  * flags, findings): it loads, prints the report that iotrace printed
  * for it then (block-misfit now worded as a neutral fact through the
- * page cache), and saves as it was with "breakdowns" (and a null
- * "baseline") added.
+ * page cache; % time, usecs/call, the total and the order of rows of
+ * equal seconds now from the seconds cells as printed), and saves as
+ * it was with "breakdowns" (and a null "baseline") added.
  */
 static void test_saved_before_breakdowns(void)
 {

@@ -3,7 +3,8 @@
  * Reading strace -c tables: the real strace 6.1 outputs kept in
  * tests/fixtures/strace (plain, -w, -f, -C log, -U columns, a 32-bit
  * second table) give their exact counts, older and reformatted layouts
- * read the same, and broken tables fail with their line and reason.
+ * read the same, iotrace's own tables ("-" where nothing was timed) read
+ * back, and broken tables fail with their line and reason.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,58 @@ static void test_personalities(void)
 	profile_release(&p);
 }
 
+/*
+ * iotrace's own tables: "-" in a time or errors cell is a row counted
+ * only (-e count=, --count-only): its calls, no time, no errors known.
+ * A call made with number -1 is the row syscall_-1.
+ */
+static void test_iotrace_tables(void)
+{
+	static const char some[] =
+		HEAD RULE
+		" 90.00    0.000090          10         9         2 write\n"
+		"     -           -           -         5         - getpid\n"
+		" 10.00    0.000010          10         1         1 "
+		"syscall_-1\n"
+		RULE
+		"100.00    0.000100           6        15         3 total\n"
+		"(-: counted only, without an exit stop, so no time and no "
+		"errors; see -e count=)\n";
+	static const char all[] =
+		HEAD RULE
+		"     -           -           -         5         - getpid\n"
+		"     -           -           -         2         - write\n"
+		RULE
+		"     -           -           -         7         - total\n";
+	struct load_error e = { 0, "" };
+	const struct profile_row *r;
+	struct profile_totals t;
+	struct profile p;
+
+	if (ok(parse(&p, some, &e) == 0, "-e count=: loads (%lu: %s)",
+	       e.line, e.msg)) {
+		r = profile_row_find(&p, "getpid");
+		ok(r && r->calls == 5 && !r->timed && !r->errors &&
+		   !r->time_ns, "getpid: 5 calls, counted only");
+		r = profile_row_find(&p, "write");
+		ok(r && r->calls == 9 && r->timed == 9 && r->errors == 2 &&
+		   r->time_ns == 90000, "write: 9 calls timed, 2 errors");
+		ok(calls(&p, "syscall_-1") == 1 &&
+		   errors(&p, "syscall_-1") == 1, "syscall_-1: a name");
+		profile_totals(&p, &t);
+		ok(t.calls == 15 && t.timed == 10 && t.errors == 3,
+		   "totals: 15 calls, 10 timed, 3 errors");
+	}
+	profile_release(&p);
+	if (ok(parse(&p, all, &e) == 0, "--count-only: loads (%lu: %s)",
+	       e.line, e.msg)) {
+		profile_totals(&p, &t);
+		ok(t.calls == 7 && !t.timed && !t.time_ns,
+		   "7 calls, none timed");
+	}
+	profile_release(&p);
+}
+
 static void test_layouts(void)
 {
 	struct load_error e = { 0, "" };
@@ -225,6 +278,12 @@ static const struct {
 	  "'wr?[2Jite' is not a syscall name" },
 	{ "blank line inside", HEAD RULE "1.0 0.1 1 1 write\n\n", 4,
 	  "blank line inside the table" },
+	{ "a dash for calls", HEAD RULE "- - - - - write\n", 3,
+	  "'-' is not a count" },
+	{ "a name that is a dash", HEAD RULE "- - - 5 - -\n", 3,
+	  "'-' is not a syscall name" },
+	{ "a name that starts with a dash", HEAD RULE "1.0 0.1 1 1 -1\n", 3,
+	  "'-1' is not a syscall name" },
 };
 
 static void test_broken(void)
@@ -279,6 +338,7 @@ int main(void)
 {
 	test_fixtures();
 	test_layouts();
+	test_iotrace_tables();
 	test_label_chains();
 	if (syscall_npers > 1)
 		test_personalities();

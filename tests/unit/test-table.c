@@ -2,7 +2,8 @@
 /*
  * Unit tests of the text table: a fixed, hand-built profile is rendered
  * into memory and compared with golden text in tests/fixtures/table-*.txt,
- * whose layout is strace -c's column for column.  Also the -S keys
+ * whose layout is strace -c's column for column; its cells agree with
+ * one another as printed, and it reads back as it was.  Also the -S keys
  * (strace's names and aliases), the header line for every way a command
  * ends, and fmt_thousands.
  */
@@ -257,7 +258,11 @@ static void test_headers(void)
 	profile_release(&p);
 }
 
-/* Count-only rows: '-' where nothing was measured, and a footnote. */
+/*
+ * Count-only rows: '-' where nothing was measured, and a footnote; a row
+ * partly timed (close: 22 of 24) is numbers, its usecs/call over the 24,
+ * and a line after the table says so.
+ */
 static void test_count_only(void)
 {
 	struct report_opts o = { 0 };
@@ -272,6 +277,135 @@ static void test_count_only(void)
 	if (r)
 		r->calls += 2;	/* 22 timed, 2 more counted only */
 	check_golden(&p, &o, "table-count-only.txt");
+	profile_release(&p);
+}
+
+/*
+ * The cells agree with one another as printed: each row's seconds
+ * rounded to the microsecond, the total their sum (0.000427, not the
+ * 0.000428 of 427.8 us), % time and usecs/call from them, usecs/call
+ * over every call of a row (execve: 2 calls, 1 timed, 152 not 304) and
+ * truncated as strace truncates it (write: 119.6 us is 0.000120 s and
+ * 120 usecs/call, not 119).  A row timed as taking no time is numbers.
+ */
+static const struct {
+	const char *name;
+	uint64_t calls, timed, time_ns;
+} rounding[] = {
+	{ "execve", 2, 1, 304000 },	{ "write", 1, 1, 119600 },
+	{ "brk", 1, 1, 1400 },		{ "mprotect", 1, 1, 1400 },
+	{ "munmap", 1, 1, 1400 },	{ "rt_sigreturn", 2, 2, 0 },
+};
+
+static void rounding_profile(struct profile *p, uint64_t scale)
+{
+	struct profile_row *r;
+	size_t i;
+
+	profile_init(p);
+	profile_set_command(p, 2, argv_dd);
+	p->wall_ns = 2031000000;
+	profile_set_exit(p, 0, 0);
+	for (i = 0; i < sizeof(rounding) / sizeof(rounding[0]); i++) {
+		r = profile_row_get(p, rounding[i].name);
+		if (!r)
+			continue;
+		r->calls = rounding[i].calls;
+		r->timed = rounding[i].timed;
+		r->time_ns = r->raw_time_ns = rounding[i].time_ns / scale;
+		r->min_ns = r->max_ns = r->time_ns / r->timed;
+	}
+}
+
+static void test_rounding(void)
+{
+	struct report_opts o = { 0 };
+	struct profile p;
+
+	rounding_profile(&p, 1);
+	check_golden(&p, &o, "table-rounding.txt");
+	o.raw_time = true;
+	check_golden(&p, &o, "table-rounding.txt");
+	profile_release(&p);
+	/* Nothing over half a microsecond: strace's 100.00 of no time. */
+	rounding_profile(&p, 1000);
+	o.raw_time = false;
+	check_golden(&p, &o, "table-no-time.txt");
+	profile_release(&p);
+}
+
+/* --count-only: nothing timed, "-" in the total too. */
+static void test_all_counted(void)
+{
+	struct report_opts o = { 0 };
+	struct profile_row *r;
+	struct profile p;
+	size_t i;
+
+	fixed_profile(&p);
+	for (i = 0; i < p.nrows; i++) {
+		r = &p.rows[i];
+		r->timed = r->errors = r->time_ns = r->raw_time_ns = 0;
+	}
+	check_golden(&p, &o, "table-all-counted.txt");
+	profile_release(&p);
+}
+
+/* The strace -c table of a report: from its header to its total line. */
+static char *table_of(char *text)
+{
+	char *start = text ? strstr(text, "% time") : NULL;
+	char *end = start ? strstr(start, " total\n") : NULL;
+
+	if (!end)
+		return NULL;
+	end[strlen(" total\n")] = '\0';
+	return start;
+}
+
+/*
+ * What the table printed reads back (iotrace report, diff) to the same
+ * table: the seconds as printed, "-" as counted only, rows of equal
+ * seconds in the same order.
+ */
+static void check_reads_back(const struct profile *p, const char *what)
+{
+	struct report_opts o = { 0 };
+	char *first = render(p, &o), *again = NULL;
+	struct load_error e = { 0, "" };
+	struct profile q;
+
+	profile_init(&q);
+	if (ok(first && profile_from_strace_text(&q, first, strlen(first),
+						 &e) == 0,
+	       "%s: reads back (%lu: %s)", what, e.line, e.msg))
+		again = render(&q, &o);
+	is_str(table_of(again), table_of(first), "%s: the same table", what);
+	free(first);
+	free(again);
+	profile_release(&q);
+}
+
+static void test_reads_back(void)
+{
+	struct profile_row *r;
+	struct profile p;
+	size_t i;
+
+	fixed_profile(&p);
+	check_reads_back(&p, "timed");
+	r = profile_row_get(&p, "getpid");
+	if (r)
+		r->calls = 5;
+	check_reads_back(&p, "-e count=getpid");
+	for (i = 0; i < p.nrows; i++) {
+		r = &p.rows[i];
+		r->timed = r->errors = r->time_ns = r->raw_time_ns = 0;
+	}
+	check_reads_back(&p, "--count-only");
+	profile_release(&p);
+	rounding_profile(&p, 1);
+	check_reads_back(&p, "rounded, execve partly timed");
 	profile_release(&p);
 }
 
@@ -305,6 +439,9 @@ int main(void)
 	test_sort_nothing();
 	test_headers();
 	test_count_only();
+	test_rounding();
+	test_all_counted();
+	test_reads_back();
 	test_thousands();
 	return done_testing();
 }
