@@ -69,6 +69,10 @@ struct agent_cfg {
 	char shm_path[64];	/* /proc/PID/fd/N: the counters (boot) */
 	uint64_t clock_fn;	/* the process's clock_gettime (vDSO), or 0:
 				   the agent makes the call itself */
+	int32_t stay_traced;	/* 1: iotrace keeps this process traced
+				   (another pid namespace, or it could
+				   not signal iotrace): never ask, never
+				   signal; iotrace sets it, forks copy it */
 };
 
 /* Why a process is measured by ptrace rather than the agent. */

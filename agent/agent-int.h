@@ -72,6 +72,18 @@ extern struct agent_shm *shm;		/* the counters, mapped shared */
 extern struct ksigaction sigsys_orig;	/* what the program would see */
 extern struct agent_cfg iotrace_agent_cfg;	/* from iotrace */
 
+/*
+ * iotrace's pid, to signal; 0: none to signal (the run is over, or
+ * iotrace keeps this process traced, where that pid may be another
+ * process's: another pid namespace).
+ */
+static inline long tracer_to_signal(void)
+{
+	if (__atomic_load_n(&iotrace_agent_cfg.stay_traced, __ATOMIC_ACQUIRE))
+		return 0;
+	return __atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE);
+}
+
 /* CLOCK_MONOTONIC through the vDSO, in ns (agent.c). */
 uint64_t now_ns(void);
 

@@ -595,9 +595,10 @@ static bool attach_me(void)
 	uint32_t i, *done, answer;
 	long pid, err = 0;
 
-	if (!__atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE))
+	if (!tracer_to_signal())
 		return true;	/* none to ask: traced all along, or the
-				   run is over */
+				   run is over; its pid may not even be
+				   iotrace's here (another namespace) */
 	i = claim_slot();
 	done = &shm->req[i].done;
 	__atomic_store_n(done, 0, __ATOMIC_RELAXED);
@@ -605,7 +606,7 @@ static bool attach_me(void)
 	__atomic_store_n(&shm->req[i].tid, (uint32_t)sys0(SYS_gettid),
 			 __ATOMIC_RELEASE);
 	while (!(answer = __atomic_load_n(done, __ATOMIC_ACQUIRE))) {
-		pid = __atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE);
+		pid = tracer_to_signal();
 		if (!pid)
 			break;
 		err = sys3(SYS_tgkill, pid, pid, shm->attach_sig);

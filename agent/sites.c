@@ -26,7 +26,7 @@
 /* The signal that wakes iotrace (its loop drains the slots on it). */
 static void wake_tracer(void)
 {
-	long pid = __atomic_load_n(&shm->tracer_pid, __ATOMIC_ACQUIRE);
+	long pid = tracer_to_signal();
 
 	if (pid)
 		sys3(SYS_tgkill, pid, pid, shm->attach_sig);

@@ -243,12 +243,14 @@ test_expect_success PTRACE 'iotrace stopped over a second: nothing is lost' '
 # iotrace's. Run here in a namespace of the test's own, where pid 1 is the
 # test's shell (outside the command's tree): iotrace never seizes it (a
 # sampler reads its TracerPid throughout), finishes, and counts the
-# namespace's calls as the ptrace engine does (its tasks stay traced).
-# Before, the namespace's requests named pid 1, which iotrace seized.
+# namespace's calls as the ptrace engine does (its tasks stay traced, and
+# their agents never signal iotrace's pid, which in there may be another
+# process's: one was killed by iotrace's SIGRTMIN+5). Before, the
+# namespace's requests named pid 1, which iotrace seized.
 test_expect_success PTRACE,PIDNS 'a pid namespace in the command: no outside pid seized' '
 	cat >ns.sh <<-\EOF &&
 	"$IOTRACE" --engine=$1 -o ns-$1.txt -- unshare --pid --fork \
-		sh -c "for i in 1 2 3 4 5; do /bin/true; done" &
+		sh -c "for i in 1 2 3 4 5; do /bin/true; done" 2>err-$1 &
 	ipid=$!
 	while kill -0 $ipid 2>/dev/null; do
 		grep -q "^TracerPid:	0$" /proc/1/status || echo seized >>seized
@@ -261,6 +263,7 @@ test_expect_success PTRACE,PIDNS 'a pid namespace in the command: no outside pid
 	! test -e seized &&
 	timeout -s KILL 60 unshare --pid --fork --kill-child --mount-proc \
 		sh ns.sh ptrace &&
+	test_cmp err-ptrace err-agent &&
 	counts ns-agent.txt | grep -E "^(execve|clone|wait4|exit_group) " >a &&
 	counts ns-ptrace.txt | grep -E "^(execve|clone|wait4|exit_group) " >p &&
 	test_cmp p a

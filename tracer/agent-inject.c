@@ -491,6 +491,15 @@ static void poke32(pid_t tid, uint64_t addr, int32_t v)
 	ptrace(PTRACE_POKEDATA, tid, (void *)at, (void *)word);
 }
 
+void agent_inject_stay(const struct loop *l, const struct task *t)
+{
+	const struct agent_image *im = &l->agent->image;
+
+	if (t->agent_lo && im->region)
+		poke32(t->tid, t->agent_lo - im->region + im->cfg +
+			       offsetof(struct agent_cfg, stay_traced), 1);
+}
+
 /* Where t's table of threads with SIGSYS blocked is, or 0. */
 static uint64_t vblocked_table(const struct loop *l, const struct task *t)
 {

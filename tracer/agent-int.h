@@ -86,6 +86,13 @@ int agent_run(const struct tracer_opts *opts,
  * when it cannot be waited for (the task must stay traced).
  */
 bool agent_track(struct loop *l, pid_t tgid);
+/*
+ * Whether a process may run detached: its pid and user namespaces are
+ * iotrace's and it could signal iotrace (agent-wait.c).
+ */
+bool agent_may_detach(pid_t tgid);
+/* Tells t's agent it stays traced: it never signals iotrace. */
+void agent_inject_stay(const struct loop *l, const struct task *t);
 /* Whether tgid is a process iotrace let run detached, alive. */
 bool agent_is_detached(const struct agent_run *ar, pid_t tgid);
 /* Forgets every such process, first killing it if kill. */

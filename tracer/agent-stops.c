@@ -484,17 +484,29 @@ static bool own_filter(const struct loop *l, pid_t tid)
  * call ptrace timed (the time spans one stop, this one, where ptrace's
  * own span two).  After the exec the task is its process's leader.
  */
+static struct agent_exec *exec_slot_of(struct agent_shm *s, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < AGENT_EXEC_SLOTS; i++)
+		if (__atomic_load_n(&s->execs[i].tid, __ATOMIC_ACQUIRE) == tid)
+			return &s->execs[i];
+	return NULL;
+}
+
 static void exec_counted(struct loop *l, const struct task *t, pid_t caller,
 			 uint64_t now)
 {
 	struct agent_exec *x = NULL;
 	struct tracer_event ev;
-	size_t i;
 
-	for (i = 0; !x && i < AGENT_EXEC_SLOTS; i++)
-		if (__atomic_load_n(&l->agent->shm->execs[i].tid,
-				    __ATOMIC_ACQUIRE) == (uint32_t)caller)
-			x = &l->agent->shm->execs[i];
+	x = exec_slot_of(l->agent->shm, (uint32_t)caller);
+	/*
+	 * The agent wrote the tid its own pid namespace gives (unshare
+	 * --pid --fork): the leader's, as the task is now.
+	 */
+	if (!x)
+		x = exec_slot_of(l->agent->shm, (uint32_t)task_ns_tid(t->tid));
 	if (!x)
 		return;
 	memset(&ev, 0, sizeof(ev));
@@ -535,7 +547,7 @@ void agent_gone(struct loop *l, struct task *t)
 
 int agent_resume(struct loop *l, pid_t tid, int sig)
 {
-	const struct task *t = task_find(&l->tasks, tid);
+	struct task *t = task_find(&l->tasks, tid);
 
 	/*
 	 * Seized on request: it stays traced until its marker or execve,
@@ -555,8 +567,18 @@ int agent_resume(struct loop *l, pid_t tid, int sig)
 		return AGENT_RESUME_SYSCALL;
 	if (!l->agent->shm->tracer_pid)
 		return AGENT_RESUME_CONT;
-	/* Armed: it runs detached until it asks to be traced again, if
-	   iotrace can wait for its process (agent-wait.c). */
+	/*
+	 * Armed: it runs detached until it asks to be traced again, if it
+	 * can ask (its agent told otherwise, once) and iotrace can wait
+	 * for its process (agent-wait.c).
+	 */
+	if (t->agent_stay)
+		return AGENT_RESUME_CONT;
+	if (!agent_may_detach(t->tgid ? t->tgid : tid)) {
+		t->agent_stay = true;
+		agent_inject_stay(l, t);
+		return AGENT_RESUME_CONT;
+	}
 	if (!agent_track(l, t->tgid ? t->tgid : tid))
 		return AGENT_RESUME_CONT;
 	ptrace(PTRACE_DETACH, tid, 0L, (long)sig);

@@ -102,14 +102,14 @@ static bool can_signal_iotrace(pid_t pid)
 }
 
 /*
- * Whether a process may run detached: only when the ids its agent gives
+ * A process may run detached only when the ids its agent gives
  * (getpid, gettid) are the ones iotrace sees, so its pid and user
  * namespaces are iotrace's (unshare --pid --fork: its pid 1 is no pid of
  * iotrace's to seize), and when it can ask to be traced again (a
  * process running as nobody under a root iotrace cannot signal it).
  * Else it stays under ptrace, slower, its calls all counted.
  */
-static bool may_detach(pid_t tgid)
+bool agent_may_detach(pid_t tgid)
 {
 	return same_ns(tgid, "pid") && same_ns(tgid, "user") &&
 	       can_signal_iotrace(tgid);
@@ -148,7 +148,7 @@ bool agent_track(struct loop *l, pid_t tgid)
 		}
 	if (ar->ndetached == AGENT_DETACHED_MAX)
 		prune(ar);
-	if (ar->ndetached == AGENT_DETACHED_MAX || !may_detach(tgid))
+	if (ar->ndetached == AGENT_DETACHED_MAX)
 		return false;
 	/* Opened in a ptrace stop of the process: it is the one. */
 	fd = (int)syscall(SYS_pidfd_open, tgid, 0);

@@ -116,9 +116,12 @@ void task_del(struct task_table *tt, pid_t tid)
  * moments (a task's first stop, a filter load), never per stop.  The
  * name of the task is escaped there, so a field's line cannot be forged.
  */
-long task_status_field(pid_t tid, const char *field, long missing)
+/* The text after "FIELD:" in /proc/TID/status, in buf; NULL if none. */
+static const char *status_field(pid_t tid, const char *field, char *buf,
+				size_t size)
 {
-	char path[40], buf[4096], key[48], *p;
+	char path[40], key[48];
+	const char *p;
 	ssize_t n;
 	int fd;
 
@@ -126,12 +129,36 @@ long task_status_field(pid_t tid, const char *field, long missing)
 	snprintf(key, sizeof(key), "\n%s:", field);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return missing;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return missing;
+		return NULL;
 	buf[n] = '\0';
 	p = strstr(buf, key);
-	return p ? strtol(p + strlen(key), NULL, 10) : missing;
+	return p ? p + strlen(key) : NULL;
+}
+
+long task_status_field(pid_t tid, const char *field, long missing)
+{
+	char buf[4096];
+	const char *p = status_field(tid, field, buf, sizeof(buf));
+
+	return p ? strtol(p, NULL, 10) : missing;
+}
+
+pid_t task_ns_tid(pid_t tid)
+{
+	char buf[4096], *end;
+	const char *p = status_field(tid, "NSpid", buf, sizeof(buf));
+	long id = tid, v;
+
+	while (p) {
+		v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		id = v;
+		p = end;
+	}
+	return (pid_t)id;
 }

@@ -164,6 +164,8 @@ struct task {
 	bool agent_booting;	/* boot runs: its last marker puts back */
 	bool agent_off_after;	/* the agent unmapped after its fallback:
 				   the task is OFF again once it is */
+	bool agent_stay;	/* its process may not run detached
+				   (agent_may_detach()): told so, kept */
 	bool agent_vblock_due;	/* its parent had SIGSYS blocked: so has
 				   it, written at its first stop */
 	uint64_t agent_word;	/* the entry point's word, while injecting */
@@ -184,6 +186,8 @@ struct task *task_find(struct task_table *tt, pid_t tid);
 void task_del(struct task_table *tt, pid_t tid);
 /* Number field of /proc/TID/status ("Tgid"), or missing. */
 long task_status_field(pid_t tid, const char *field, long missing);
+/* tid as its own (innermost) pid namespace sees it: NSpid's last id. */
+pid_t task_ns_tid(pid_t tid);
 
 /* --- the ptrace engine (ptrace.c) --- */
 
