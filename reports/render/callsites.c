@@ -187,16 +187,17 @@ static void shown(const struct profile_breakdown *b, struct site *s)
 static void print_frames(FILE *f, const struct site *s)
 {
 	const struct profile_callsite *c = s->c;
-	char text[PROFILE_LABEL_MAX];
 
 	if (c->flags & PCS_OTHER) {
 		fputs("(other call sites)\n", f);
 		return;
 	}
-	profile_callsite_text(text, sizeof(text), c, s->from, s->to, false);
-	fprintf(f, "%s%s%s\n", c->nframes ? text : "(no frames)",
-		s->to < c->nframes && (c->flags & PCS_CUT ||
-				       s->to - s->from == FRAMES_SHOWN) ?
+	if (c->nframes)
+		profile_callsite_print(f, c, s->from, s->to, false);
+	else
+		fputs("(no frames)", f);
+	fprintf(f, "%s%s\n", s->to < c->nframes &&
+		(c->flags & PCS_CUT || s->to - s->from == FRAMES_SHOWN) ?
 		" <- ..." : "",
 		c->flags & PCS_TRUNCATED ? " [truncated]" : "");
 }
@@ -350,7 +351,7 @@ int callsites_render(FILE *f, const struct profile *p,
 }
 
 double callsites_dominant(const struct profile *p, const struct profile_row *r,
-			  const struct report_opts *o, char *buf, size_t size)
+			  const struct report_opts *o, char **site)
 {
 	const struct profile_breakdown *b = profile_callsites(p);
 	const struct profile_sub **v;
@@ -367,11 +368,12 @@ double callsites_dominant(const struct profile *p, const struct profile_row *r,
 		v[n++] = &b->subs[i];
 		all += b->subs[i].calls;
 	}
+	*site = NULL;
 	if (n && all) {
 		n = merge_sites(b, v, n, sites, o);
-		share = (double)sites[0].calls / (double)all;
-		profile_callsite_text(buf, size, sites[0].c, sites[0].from,
-				      sites[0].to, false);
+		*site = profile_callsite_string(sites[0].c, sites[0].from,
+						sites[0].to, false);
+		share = *site ? (double)sites[0].calls / (double)all : 0;
 	}
 	free(v);
 	free(sites);

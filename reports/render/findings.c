@@ -3,10 +3,14 @@
  * Findings: a few plain sentences after the tables, each one a rule with
  * a threshold checked against numbers the tables above print.  A rule
  * that is not sure says nothing: silence is better than a wrong finding.
- * Adding a rule is one function and one row in rules[] (with a unit test
- * in tests/unit/test-findings.c that also shows when it stays silent).
+ * A finding is kept whole, in memory of its size, with the rule that made
+ * it and what it is about, so a sweep can say it once for the points it
+ * holds at.  Adding a rule is one function and one row in rules[] (with a
+ * unit test in tests/unit/test-findings.c that also shows when it stays
+ * silent).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "reports/render/render.h"
@@ -17,13 +21,76 @@
 #define COPY_TOLERANCE 100	/* copy rule: bytes equal within 1/100 */
 #define OUTSIDE_MIN_WALL_NS 50000000ull /* too short a run says nothing */
 
+/*
+ * What a rule writes its findings through: finding_begin() opens one,
+ * about a subject, and gives the stream its text goes to; finding_end()
+ * adds it, whole, to the list.  Memory running out is kept in err.
+ */
+struct emit {
+	const char *rule;		/* the rule speaking */
+	struct findings *out;
+	char *about;			/* the finding being written */
+	char *text;
+	size_t len;
+	FILE *f;			/* its text; NULL: none open */
+	int err;			/* 0, or -ENOMEM */
+};
+
 struct rule {
 	const char *id;
-	/* Prints its lines to f; returns how many. */
-	int (*check)(FILE *f, const struct profile *p,
-		     const struct report_opts *o, double threshold);
+	/* Adds its findings through e. */
+	void (*check)(struct emit *e, const struct profile *p,
+		      const struct report_opts *o, double threshold);
 	double threshold;
 };
+
+/*
+ * A finding of e's rule about what fmt says (a syscall, a file; "" for
+ * the run: one finding per rule and subject), its text to the stream
+ * returned, without bullet or newline.  NULL: no memory (e->err).
+ */
+static __attribute__((format(printf, 2, 3)))
+FILE *finding_begin(struct emit *e, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&e->about, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		e->about = NULL;
+		e->err = -ENOMEM;
+		return NULL;
+	}
+	e->text = NULL;
+	e->len = 0;
+	e->f = open_memstream(&e->text, &e->len);
+	if (!e->f) {
+		free(e->about);
+		e->err = -ENOMEM;
+	}
+	return e->f;
+}
+
+/* The finding begun, added to the list. */
+static void finding_end(struct emit *e)
+{
+	struct findings *out = e->out;
+	struct finding *v;
+	bool failed = fclose(e->f) != 0;
+
+	e->f = NULL;
+	v = failed ? NULL : realloc(out->v, (out->n + 1) * sizeof(*v));
+	if (!v) {
+		free(e->text);
+		free(e->about);
+		e->err = -ENOMEM;
+		return;
+	}
+	out->v = v;
+	v[out->n++] = (struct finding){ e->rule, e->about, e->text };
+}
 
 /*
  * A row's syscall name, whatever its personality (i386's write is a
@@ -139,25 +206,26 @@ static void print_site(FILE *f, const struct profile *p,
 		       const struct profile_row *r,
 		       const struct report_opts *o)
 {
-	char site[PROFILE_LABEL_MAX];
-	double share = callsites_dominant(p, r, o, site, sizeof(site));
+	char *site;
+	double share = callsites_dominant(p, r, o, &site);
 
 	if (share >= DOMINANT_SITE)
 		fprintf(f, ", %.1f%% from %s", 100.0 * share, site);
+	free(site);
 }
 
 /*
  * Many small writes: the classic unbuffered loop.  Only writes, whose
  * size the program chooses; a read's size depends on what is there.
  */
-static int tiny_io(FILE *f, const struct profile *p,
-		   const struct report_opts *o, double threshold)
+static void tiny_io(struct emit *e, const struct profile *p,
+		    const struct report_opts *o, double threshold)
 {
 	const struct profile_row *r;
 	char calls[32], avg[32], fewer[32], label[PROFILE_ROW_LABEL_MAX];
 	uint64_t mean, after;
-	int n = 0;
 	size_t i;
+	FILE *f;
 
 	for (i = 0; i < p->nrows; i++) {
 		r = &p->rows[i];
@@ -169,18 +237,19 @@ static int tiny_io(FILE *f, const struct profile *p,
 		after = (r->bytes_done + SUGGESTED_BUF - 1) / SUGGESTED_BUF;
 		if ((double)mean >= threshold || after * 16 > r->calls)
 			continue;
-		fprintf(f, "- %s: %s calls averaging %s %s",
-			profile_row_label(r, label, sizeof(label)),
+		profile_row_label(r, label, sizeof(label));
+		if (!(f = finding_begin(e, "%s", label)))
+			return;
+		fprintf(f, "%s: %s calls averaging %s %s", label,
 			fmt_thousands(calls, sizeof(calls), r->calls),
 			fmt_thousands(avg, sizeof(avg), mean),
 			plural(mean, "byte", "bytes"));
 		print_share_of_run(f, p, row_time(r, o));
 		print_site(f, p, r, o);
-		fprintf(f, ". A 64 KiB buffer would make ~%s calls.\n",
+		fprintf(f, ". A 64 KiB buffer would make ~%s calls.",
 			fmt_thousands(fewer, sizeof(fewer), after));
-		n++;
+		finding_end(e);
 	}
-	return n;
 }
 
 static const char *io_name(const struct profile *p,
@@ -213,15 +282,15 @@ static bool direct_size_refused(const struct profile *p,
 	       io->size_max_calls == io->calls && io->size_max % lbs;
 }
 
-static int odirect_einval(FILE *f, const struct profile *p,
-			  const struct report_opts *o, double threshold)
+static void odirect_einval(struct emit *e, const struct profile *p,
+			   const struct report_opts *o, double threshold)
 {
 	const struct profile_breakdown *b = profile_files(p);
 	const struct profile_file *file;
 	const struct profile_sub *io;
-	char times[32], size[32], align[64], label[PROFILE_ROW_LABEL_MAX];
+	char times[32], size[32], label[PROFILE_ROW_LABEL_MAX];
 	size_t i;
-	int n = 0;
+	FILE *f;
 
 	(void)o;
 	for (i = 0; i < b->nsubs; i++) {
@@ -230,22 +299,22 @@ static int odirect_einval(FILE *f, const struct profile *p,
 		if (!direct_size_refused(p, io, file->lbs ? file->lbs
 						  : (uint64_t)threshold))
 			continue;
-		if (file->lbs)
-			snprintf(align, sizeof(align), "%u", file->lbs);
-		else
-			snprintf(align, sizeof(align),
-				 "the device's logical block size (%.0f or "
-				 "more)", threshold);
-		fprintf(f, "- %s to %s failed %s %s with EINVAL: O_DIRECT "
-			"needs sizes that are multiples of %s (each call "
-			"asked %s bytes).\n", io_label(p, io, label),
-			file->path,
+		io_label(p, io, label);
+		if (!(f = finding_begin(e, "%s %s", label, file->path)))
+			return;
+		fprintf(f, "%s to %s failed %s %s with EINVAL: O_DIRECT needs "
+			"sizes that are multiples of ", label, file->path,
 			fmt_thousands(times, sizeof(times), io->einval),
-			plural(io->einval, "time", "times"), align,
+			plural(io->einval, "time", "times"));
+		if (file->lbs)
+			fprintf(f, "%u", file->lbs);
+		else
+			fprintf(f, "the device's logical block size (%.0f or "
+				"more)", threshold);
+		fprintf(f, " (each call asked %s bytes).",
 			fmt_thousands(size, sizeof(size), io->size_max));
-		n++;
+		finding_end(e);
 	}
-	return n;
 }
 
 /*
@@ -292,15 +361,15 @@ static const char *misfit_cost(const struct profile_file *file)
 	       "partial blocks; it matters with O_DIRECT or O_SYNC";
 }
 
-static int block_misfit(FILE *f, const struct profile *p,
-			const struct report_opts *o, double threshold)
+static void block_misfit(struct emit *e, const struct profile *p,
+			 const struct report_opts *o, double threshold)
 {
 	const struct profile_breakdown *b = profile_files(p);
 	const struct profile_file *file;
 	const struct profile_sub *io;
 	char same[32], calls[32], size[32], label[PROFILE_ROW_LABEL_MAX];
 	size_t i;
-	int n = 0;
+	FILE *f;
 
 	(void)o;
 	for (i = 0; i < b->nsubs; i++) {
@@ -308,17 +377,18 @@ static int block_misfit(FILE *f, const struct profile *p,
 		if (!straddles(p, io, threshold))
 			continue;
 		file = profile_file_at(b, io->key);
-		fprintf(f, "- %s %s %s: %s of %s calls asked %s bytes, which "
-			"neither fills nor divides its block size %u: %s.\n",
-			io_label(p, io, label), dir_word(p, io),
-			file->path,
+		io_label(p, io, label);
+		if (!(f = finding_begin(e, "%s %s", label, file->path)))
+			return;
+		fprintf(f, "%s %s %s: %s of %s calls asked %s bytes, which "
+			"neither fills nor divides its block size %u: %s.",
+			label, dir_word(p, io), file->path,
 			fmt_thousands(same, sizeof(same), io->size_max_calls),
 			fmt_thousands(calls, sizeof(calls), io->calls),
 			fmt_thousands(size, sizeof(size), io->size_max),
 			file->blksize, misfit_cost(file));
-		n++;
+		finding_end(e);
 	}
-	return n;
 }
 
 static uint64_t family_time(const struct profile *p,
@@ -343,14 +413,14 @@ static uint64_t family_time(const struct profile *p,
  * when it takes most of the syscall time (waits left out: a parent's
  * wait4 spans its child's run) or more than the writes it flushed.
  */
-static int sync_heavy(FILE *f, const struct profile *p,
-		      const struct report_opts *o, double threshold)
+static void sync_heavy(struct emit *e, const struct profile *p,
+		       const struct report_opts *o, double threshold)
 {
 	const struct profile_row *r;
 	uint64_t busy = busy_time(p, o), writes, nwrites;
 	char calls[32], wcalls[32], label[PROFILE_ROW_LABEL_MAX];
 	size_t i;
-	int n = 0;
+	FILE *f;
 
 	writes = family_time(p, o, FAM_WRITE, &nwrites);
 	for (i = 0; i < p->nrows; i++) {
@@ -360,8 +430,10 @@ static int sync_heavy(FILE *f, const struct profile *p,
 		    (pct(row_time(r, o), busy) < threshold &&
 		     row_time(r, o) <= writes))
 			continue;
-		fprintf(f, "- %s: %s %s took %.0f%% of syscall time",
-			profile_row_label(r, label, sizeof(label)),
+		profile_row_label(r, label, sizeof(label));
+		if (!(f = finding_begin(e, "%s", label)))
+			return;
+		fprintf(f, "%s: %s %s took %.0f%% of syscall time", label,
 			fmt_thousands(calls, sizeof(calls), r->calls),
 			plural(r->calls, "call", "calls"),
 			pct(row_time(r, o), busy));
@@ -373,10 +445,9 @@ static int sync_heavy(FILE *f, const struct profile *p,
 				writes : 1), (double)writes / 1e6,
 				fmt_thousands(wcalls, sizeof(wcalls), nwrites),
 				plural(nwrites, "write", "writes"));
-		fputs(".\n", f);
-		n++;
+		fputc('.', f);
+		finding_end(e);
 	}
-	return n;
 }
 
 /* File i of the run. */
@@ -467,31 +538,33 @@ static const char *copy_call(const struct profile_file *a,
 	return "splice";
 }
 
-static int user_copy(FILE *f, const struct profile *p,
-		     const struct report_opts *o, double threshold)
+static void user_copy(struct emit *e, const struct profile *p,
+		      const struct report_opts *o, double threshold)
 {
 	struct flow *fl = calloc(profile_files(p)->nkeys + 1, sizeof(*fl));
 	size_t src = 0, dst = 0;
 	uint64_t bytes;
 	char b[32];
-	int n = 0;
+	FILE *f;
 
 	(void)o;
-	if (!fl)
-		return -ENOMEM;
+	if (!fl) {
+		e->err = -ENOMEM;
+		return;
+	}
 	sum_by_file(p, fl);
 	bytes = best_pair(p, fl, threshold, &src, &dst);
-	if (!bytes)
+	if (!bytes || !(f = finding_begin(e, "%s %s", file_at(p, src)->path,
+					  file_at(p, dst)->path)))
 		goto out_free;
-	fprintf(f, "- read+write pairs copied %s through user space from %s "
-		"to %s: %s would skip the copy.\n",
+	fprintf(f, "read+write pairs copied %s through user space from %s "
+		"to %s: %s would skip the copy.",
 		fmt_bytes(b, sizeof(b), bytes), file_at(p, src)->path,
 		file_at(p, dst)->path, copy_call(file_at(p, src),
 						 file_at(p, dst)));
-	n = 1;
+	finding_end(e);
 out_free:
 	free(fl);
-	return n;
 }
 
 /*
@@ -500,76 +573,73 @@ out_free:
  * untraced estimate it speaks of the untraced run only, and only when the
  * estimate is resolved; without one (older files) it says both causes.
  */
-static int outside_syscalls(FILE *f, const struct profile *p,
-			    const struct report_opts *o, double threshold)
+static void outside_syscalls(struct emit *e, const struct profile *p,
+			     const struct report_opts *o, double threshold)
 {
 	const struct profile_baseline *b = &p->baseline;
-	struct profile_estimate e;
+	struct profile_estimate est;
 	struct profile_totals t;
 	double outside;
+	FILE *f;
 
 	profile_totals(p, &t);
-	profile_untraced(p, &e);
+	profile_untraced(p, &est);
 	if (!p->exit.known || p->wall_ns < OUTSIDE_MIN_WALL_NS ||
 	    t.timed != t.calls || totals_time(&t, o) > p->wall_ns)
-		return 0;
+		return;
 	if (b->runs) {
 		/* Measured: the untraced runs' user CPU over their wall. */
 		outside = pct(b->user_ns, b->wall_ns);
-		if (outside < threshold)
-			return 0;
-		fprintf(f, "- %.0f%% of the untraced run (--baseline) was user "
-			"CPU: the time is in the program's own code, not in "
-			"syscalls.\n", outside);
-		return 1;
-	}
-	if (!e.known) {
+		if (outside >= threshold && (f = finding_begin(e, "%s", "")))
+			fprintf(f, "%.0f%% of the untraced run (--baseline) "
+				"was user CPU: the time is in the program's "
+				"own code, not in syscalls.", outside);
+	} else if (!est.known) {
 		outside = 100.0 - pct(totals_time(&t, o), p->wall_ns);
-		if (outside < threshold)
-			return 0;
-		fprintf(f, "- %.0f%% of wall time was outside syscalls (user "
-			"space or tracing overhead).\n", outside);
-		return 1;
+		if (outside >= threshold && (f = finding_begin(e, "%s", "")))
+			fprintf(f, "%.0f%% of wall time was outside syscalls "
+				"(user space or tracing overhead).", outside);
+	} else if (est.resolved && est.syscall_ns < est.wall_ns) {
+		outside = 100.0 - pct(est.syscall_ns, est.wall_ns);
+		if (outside >= threshold && (f = finding_begin(e, "%s", "")))
+			fprintf(f, "about %.0f%% of the untraced run was "
+				"outside syscalls: user-space work (user CPU "
+				"%.3f s) or waiting.", outside,
+				(double)p->cost.user_ns / 1e9);
 	}
-	if (!e.resolved || e.syscall_ns >= e.wall_ns)
-		return 0;
-	outside = 100.0 - pct(e.syscall_ns, e.wall_ns);
-	if (outside < threshold)
-		return 0;
-	fprintf(f, "- about %.0f%% of the untraced run was outside syscalls: "
-		"user-space work (user CPU %.3f s) or waiting.\n", outside,
-		(double)p->cost.user_ns / 1e9);
-	return 1;
+	if (e->f)
+		finding_end(e);
 }
 
 /*
  * When most of the traced wall is iotrace's own, shares of that wall mean
  * little: say so, and how to measure the untraced run instead.
  */
-static int tracing_dominates(FILE *f, const struct profile *p,
-			     const struct report_opts *o, double threshold)
+static void tracing_dominates(struct emit *e, const struct profile *p,
+			      const struct report_opts *o, double threshold)
 {
-	struct profile_estimate e;
-	char stops[96];
+	struct profile_estimate est;
+	FILE *f;
 
 	(void)o;
-	profile_untraced(p, &e);
-	if (!e.known || pct(e.added_lo_ns, p->wall_ns) < threshold)
-		return 0;
-	fprintf(f, "- tracing dominates this run: %s added %.0f-%.0f%% "
-		"of the %.3f s traced wall, so how the program's own time "
-		"splits between syscalls and user space %s; %s.\n",
-		what_added(stops, sizeof(stops), p),
-		pct(e.added_lo_ns, p->wall_ns),
-		pct(e.added_hi_ns < p->wall_ns ? e.added_hi_ns : p->wall_ns,
-		    p->wall_ns), (double)p->wall_ns / 1e9,
-		e.resolved ? "is only an estimate" :
+	profile_untraced(p, &est);
+	if (!est.known || pct(est.added_lo_ns, p->wall_ns) < threshold ||
+	    !(f = finding_begin(e, "%s", "")))
+		return;
+	fputs("tracing dominates this run: ", f);
+	print_added(f, p);
+	fprintf(f, " added %.0f-%.0f%% of the %.3f s traced wall, so how the "
+		"program's own time splits between syscalls and user space "
+		"%s; %s.", pct(est.added_lo_ns, p->wall_ns),
+		pct(est.added_hi_ns < p->wall_ns ? est.added_hi_ns :
+		    p->wall_ns, p->wall_ns), (double)p->wall_ns / 1e9,
+		est.resolved ? "is only an estimate" :
 		"cannot be read from it", p->baseline.runs ?
 		"go by the untraced runs of --baseline above" :
 		p->exit.attached ? "tracing a run started by iotrace "
 		"with --baseline would measure it" :
 		"`--baseline` measures the untraced run");
-	return 1;
+	finding_end(e);
 }
 
 static bool waits_on_peer(const struct profile_file *f)
@@ -583,14 +653,15 @@ static bool waits_on_peer(const struct profile_file *f)
  * (or it) waits less or more than untraced.  Their times are not the
  * untraced ones; say so where they weigh in the total.
  */
-static int peer_waits(FILE *f, const struct profile *p,
-		      const struct report_opts *o, double threshold)
+static void peer_waits(struct emit *e, const struct profile *p,
+		       const struct report_opts *o, double threshold)
 {
 	const struct profile_breakdown *b = profile_files(p);
 	const struct profile_sub *io;
 	uint64_t busy = busy_time(p, o), peer = 0, calls = 0;
 	char n[32];
 	size_t i;
+	FILE *f;
 
 	for (i = 0; i < b->nsubs; i++) {
 		io = &b->subs[i];
@@ -601,13 +672,14 @@ static int peer_waits(FILE *f, const struct profile *p,
 		peer += io->time_ns;
 		calls += io->calls;
 	}
-	if (!busy || pct(peer, busy) < threshold)
-		return 0;
-	fprintf(f, "- %s calls on pipes or sockets took %.0f%% of syscall "
+	if (!busy || pct(peer, busy) < threshold ||
+	    !(f = finding_begin(e, "%s", "")))
+		return;
+	fprintf(f, "%s calls on pipes or sockets took %.0f%% of syscall "
 		"time: they wait for the other end, and tracing slows this "
-		"one, so their times are not what they would be untraced.\n",
+		"one, so their times are not what they would be untraced.",
 		fmt_thousands(n, sizeof(n), calls), pct(peer, busy));
-	return 1;
+	finding_end(e);
 }
 
 static bool blocks_on_device(const struct profile_file *f)
@@ -642,24 +714,25 @@ static uint64_t device_time(const struct profile *p, uint64_t *calls)
  * 1.8 us untraced and 9.7 us traced.  Their times are flagged, not
  * corrected.
  */
-static int after_blocking(FILE *f, const struct profile *p,
-			  const struct report_opts *o, double threshold)
+static void after_blocking(struct emit *e, const struct profile *p,
+			   const struct report_opts *o, double threshold)
 {
 	uint64_t calls, dev, busy = busy_time(p, o);
 	struct profile_totals t;
 	char n[32];
+	FILE *f;
 
 	profile_totals(p, &t);
 	dev = device_time(p, &calls);
 	if (!busy || calls < BLOCK_MIN_CALLS || t.timed < 2 * calls ||
-	    pct(dev, busy) < threshold)
-		return 0;
-	fprintf(f, "- %s calls waited for the device (O_DIRECT or O_SYNC "
+	    pct(dev, busy) < threshold || !(f = finding_begin(e, "%s", "")))
+		return;
+	fprintf(f, "%s calls waited for the device (O_DIRECT or O_SYNC "
 		"I/O) and took %.0f%% of syscall time; the calls in "
 		"between start cold after each wait, so traced they read "
-		"several times their untraced time.\n",
+		"several times their untraced time.",
 		fmt_thousands(n, sizeof(n), calls), pct(dev, busy));
-	return 1;
+	finding_end(e);
 }
 
 /* The rules, in the order their findings print. */
@@ -675,89 +748,70 @@ static const struct rule rules[] = {
 	{ "after-blocking", after_blocking, 50 }, /* % on the device */
 };
 
-int findings_run(FILE *f, const struct profile *p,
-		 const struct report_opts *o, const char *id)
+void findings_release(struct findings *fs)
 {
 	size_t i;
-	int n, lines = 0;
-	bool found = false;
 
-	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+	for (i = 0; i < fs->n; i++) {
+		free(fs->v[i].about);
+		free(fs->v[i].text);
+	}
+	free(fs->v);
+	fs->v = NULL;
+	fs->n = 0;
+}
+
+int findings_collect(struct findings *out, const struct profile *p,
+		     const struct report_opts *o, const char *id)
+{
+	struct emit e = { .out = out };
+	bool found = false;
+	size_t i;
+
+	out->v = NULL;
+	out->n = 0;
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]) && !e.err; i++) {
 		if (id && strcmp(id, rules[i].id))
 			continue;
 		found = true;
-		n = rules[i].check(f, p, o, rules[i].threshold);
-		if (n < 0)
-			return n;
-		lines += n;
+		e.rule = rules[i].id;
+		rules[i].check(&e, p, o, rules[i].threshold);
 	}
-	return found ? lines : -EINVAL;
+	if (e.err)
+		findings_release(out);
+	return e.err ? e.err : found ? 0 : -EINVAL;
+}
+
+int findings_run(FILE *f, const struct profile *p,
+		 const struct report_opts *o, const char *id)
+{
+	struct findings fs;
+	int err = findings_collect(&fs, p, o, id);
+	size_t i;
+
+	if (err < 0)
+		return err;
+	for (i = 0; i < fs.n; i++)
+		fprintf(f, "- %s\n", fs.v[i].text);
+	findings_release(&fs);
+	return (int)i;
 }
 
 int findings_render(FILE *f, const struct profile *p,
 		    const struct report_opts *o)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m;
-	int n;
+	struct findings fs;
+	size_t i;
 
 	if (!o || !o->findings)
 		return 0;
-	/* Rendered aside first: no heading when no rule has anything. */
-	m = open_memstream(&text, &len);
-	if (!m)
+	if (findings_collect(&fs, p, o, NULL) < 0)
 		return -1;
-	n = findings_run(m, p, o, NULL);
-	if (fclose(m) || n < 0) {
-		free(text);
-		return -1;
-	}
-	if (len)
-		fprintf(f, "\nFindings:\n%s", text);
-	free(text);
+	/* No heading when no rule has anything. */
+	if (fs.n)
+		fputs("\nFindings:\n", f);
+	for (i = 0; i < fs.n; i++)
+		fprintf(f, "- %s\n", fs.v[i].text);
+	findings_release(&fs);
 	return ferror(f) ? -1 : 0;
-}
-
-/* Appends a finding to buf, "; "-separated, without bullet and stop. */
-static void join_line(char *buf, size_t size, size_t *len, const char *line)
-{
-	size_t end;
-	int n;
-
-	if (!strncmp(line, "- ", 2))
-		line += 2;
-	end = strlen(line);
-	if (end && line[end - 1] == '.')
-		end--;
-	n = snprintf(buf + *len, size - *len, "%s%.*s", *len ? "; " : "",
-		     (int)end, line);
-	if (n > 0)
-		*len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
-}
-
-int findings_text(char *buf, size_t size, const struct profile *p,
-		  const struct report_opts *o)
-{
-	char *text = NULL, *line, *save;
-	size_t len = 0, out = 0;
-	FILE *m;
-	int n;
-
-	if (!size)
-		return -EINVAL;
-	buf[0] = '\0';
-	m = open_memstream(&text, &len);
-	if (!m)
-		return -ENOMEM;
-	n = findings_run(m, p, o, NULL);
-	if (fclose(m) || n < 0) {
-		free(text);
-		return n < 0 ? n : -ENOMEM;
-	}
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		join_line(buf, size, &out, line);
-	free(text);
-	return n;
 }

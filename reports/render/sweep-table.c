@@ -134,36 +134,44 @@ static void print_notes(FILE *f, const struct sweep *s, size_t best)
 	print_apart(f, s);
 }
 
-/* Whether finding line (one of a point's, "; "-joined) holds everywhere. */
-static bool everywhere(const struct sweep *s, const char *line, size_t len)
+/* Whether a finding of text is at point pt. */
+static bool has_text(const struct sweep_point *pt, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < pt->findings.n; i++)
+		if (!strcmp(pt->findings.v[i].text, text))
+			return true;
+	return false;
+}
+
+/* Whether the finding of text holds at every point. */
+static bool everywhere(const struct sweep *s, const char *text)
 {
 	size_t i;
 
 	for (i = 0; i < s->npoints; i++)
-		if (!memmem(s->points[i].findings, strlen(s->points[i].findings),
-			    line, len))
+		if (!has_text(&s->points[i], text))
 			return false;
 	return true;
 }
 
 static void print_differing(FILE *f, const struct sweep *s)
 {
-	const char *p, *end;
+	const struct sweep_point *pt;
 	bool any = false;
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < s->npoints; i++) {
-		for (p = s->points[i].findings; *p; p = *end ? end + 2 : end) {
-			end = strstr(p, "; ");
-			if (!end)
-				end = p + strlen(p);
-			if (everywhere(s, p, (size_t)(end - p)))
+		pt = &s->points[i];
+		for (j = 0; j < pt->findings.n; j++) {
+			if (everywhere(s, pt->findings.v[j].text))
 				continue;
 			if (!any)
 				fputs("Findings that differ between points:\n", f);
 			any = true;
-			fprintf(f, "  %s=%s: %.*s\n", s->key, s->points[i].value,
-				(int)(end - p), p);
+			fprintf(f, "  %s=%s: %s\n", s->key, pt->value,
+				pt->findings.v[j].text);
 		}
 	}
 }

@@ -447,22 +447,52 @@ static void test_render(void)
 	profile_release(&p);
 }
 
-static void test_text(void)
+/* A path of n characters under /d, for findings longer than a line. */
+static const char *long_path(char *buf, size_t n, char c)
 {
+	memset(buf, c, n);
+	memcpy(buf, "/d/", 3);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void test_collect(void)
+{
+	char in[251], out[251], want[700];
+	struct findings fs;
 	struct profile p;
-	char buf[512], tiny[40];
+	uint32_t a, b;
 
 	fresh(&p);
 	row(&p, "fdatasync", 12, 0, 810000);
 	row(&p, "write", 100000, 100000, 190000);
-	is_int(findings_text(buf, sizeof(buf), &p, &opts), 2, "two findings");
-	is_str(buf, "write: 100,000 calls averaging 1 byte. A 64 KiB buffer "
-	       "would make ~2 calls; fdatasync: 12 calls took 81% of syscall "
-	       "time, 4.3x the 0.190 ms of the 100,000 writes it flushed: the "
-	       "page cache absorbed them, the cost moved to the flush",
-	       "joined with '; ', no bullets or full stops");
-	findings_text(tiny, sizeof(tiny), &p, &opts);
-	is_int(strlen(tiny), sizeof(tiny) - 1, "truncated to the buffer");
+	is_int(findings_collect(&fs, &p, &opts, NULL), 0, "collected");
+	is_int(fs.n, 2, "two findings");
+	is_str(fs.v[0].rule, "tiny-io", "the first one's rule");
+	is_str(fs.v[0].about, "write", "... what it is about");
+	is_str(fs.v[0].text, "write: 100,000 calls averaging 1 byte. A 64 "
+	       "KiB buffer would make ~2 calls.", "... its text, no bullet");
+	is_str(fs.v[1].rule, "sync-heavy", "the second one's rule");
+	is_str(fs.v[1].about, "fdatasync", "... what it is about");
+	findings_release(&fs);
+	is_int(fs.n, 0, "released");
+	is_int(findings_collect(&fs, &p, &opts, "no-such-rule"), -EINVAL,
+	       "an unknown rule id is an error");
+	profile_release(&p);
+
+	/* Two 250-byte paths: a finding longer than any line buffer. */
+	fresh(&p);
+	a = file(&p, long_path(in, 250, 'i'), FD_REG, 0, 4096, 512);
+	b = file(&p, long_path(out, 250, 'o'), FD_REG, 0, 4096, 512);
+	io(&p, "read", a, 100, 65536);
+	io(&p, "write", b, 100, 65536);
+	snprintf(want, sizeof(want), "read+write pairs copied 6.6 MB through "
+		 "user space from %s to %s: copy_file_range would skip the "
+		 "copy.", in, out);
+	findings_collect(&fs, &p, &opts, "user-copy");
+	ok(fs.n == 1 && strlen(want) > 512 && !strcmp(fs.v[0].text, want),
+	   "a finding of %zu bytes, whole", strlen(want));
+	findings_release(&fs);
 	profile_release(&p);
 }
 
@@ -478,6 +508,6 @@ int main(void)
 	test_user_copy();
 	test_outside();
 	test_render();
-	test_text();
+	test_collect();
 	return done_testing();
 }

@@ -235,6 +235,50 @@ static void test_count_only(void)
 	free(t);
 }
 
+/* Adds a finding of rule about `about` to pt, as findings_collect() would. */
+static void say(struct sweep_point *pt, const char *rule, const char *about,
+		const char *text)
+{
+	struct findings *fs = &pt->findings;
+
+	fs->v = realloc(fs->v, (fs->n + 1) * sizeof(*fs->v));
+	fs->v[fs->n++] = (struct finding){ rule, strdup(about), strdup(text) };
+}
+
+#define MISFIT "write to /x: 18,560 of 18,560 calls asked 1,130 bytes, " \
+	"which neither fills nor divides its block size 4096: through the " \
+	"page cache this costs little, the kernel merges partial blocks; it " \
+	"matters with O_DIRECT or O_SYNC."
+
+static void test_findings_whole(void)
+{
+	struct sweep_point pts[3];
+	struct sweep s = { .key = "bs", .repeat = 1, .npoints = 3,
+			   .points = pts };
+	char copy[700], want[720], *t;
+	size_t i;
+
+	point(&pts[0], "1024", 20000000, 20971520, 20480, 10000000);
+	point(&pts[1], "1130", 20000000, 20972800, 18560, 10000000);
+	point(&pts[2], "4096", 10000000, 20971520, 5120, 10000000);
+	say(&pts[1], "block-misfit", "write /x", MISFIT);
+	memset(copy, 'p', sizeof(copy) - 1);
+	copy[sizeof(copy) - 1] = '\0';
+	memcpy(copy, "read+write pairs ", 17);
+	say(&pts[2], "user-copy", "/in /out", copy);
+	t = table(&s);
+	ok(strstr(t, "Findings that differ between points:\n"
+		  "  bs=1130: " MISFIT "\n") != NULL,
+	   "a finding with '; ' in it, on one line, whole");
+	ok(!strstr(t, "\n  bs=1130: it matters"), "... not split there");
+	snprintf(want, sizeof(want), "\n  bs=4096: %s\n", copy);
+	ok(strstr(t, want) != NULL, "a finding of %zu bytes, whole",
+	   strlen(copy));
+	free(t);
+	for (i = 0; i < 3; i++)
+		sweep_point_release(&pts[i]);
+}
+
 static void test_svg(void)
 {
 	struct sweep_point pts[2];
@@ -269,6 +313,7 @@ int main(void)
 	test_point();
 	test_best_and_table();
 	test_count_only();
+	test_findings_whole();
 	test_svg();
 	return done_testing();
 }
