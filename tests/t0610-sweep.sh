@@ -85,6 +85,16 @@ test_expect_success PTRACE 'sweep: a point'"'"'s findings whole, never cut or sp
 	grep "^  bs=1130: write to $PWD/$long.1130: 973 of 974 calls asked 1,130 bytes, which neither fills nor divides its block size 4096: " f.txt
 '
 
+# Tiny writes at bs=1 and bs=2, not at 4096: one finding, said once for
+# both points (with bs=1's figures), not once a point.
+test_expect_success PTRACE 'sweep: a finding said once for the points it holds at' '
+	"$IOTRACE" sweep --repeat 1 bs=1,2,4096 -- \
+		dd if=/dev/zero of=out bs={} count=2000 >t.txt 2>/dev/null &&
+	sed "1,/^Findings that differ between points:$/d" t.txt >f.txt &&
+	test $(grep -c "^  bs=[^:]*: write: " f.txt) = 1 &&
+	grep "^  bs=1,2 (figures at bs=1): write: 2,003 calls averaging 1 byte.* A 64 KiB buffer would make ~1 calls\.$" f.txt
+'
+
 test_expect_success PTRACE 'sweep --svg writes a well-formed SVG' '
 	"$IOTRACE" sweep --repeat 1 --svg chart.svg bs=512,4K -- \
 		dd if=/dev/zero of=out bs={} count=10 >/dev/null 2>&1 &&
