@@ -221,6 +221,8 @@ struct profile_file {
 	unsigned flags;			/* PF_* */
 	uint32_t blksize;		/* st_blksize; 0: unknown */
 	uint32_t lbs;			/* device logical block size; 0: none */
+	unsigned backing;		/* enum fd_backing (tracer.h): whether
+					   a block device is behind it */
 };
 
 extern const struct profile_dim profile_dim_file;
