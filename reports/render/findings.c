@@ -269,7 +269,8 @@ static const char *io_label(const struct profile *p,
  * O_DIRECT refused the size: every call on the row asked the same size,
  * and it is not a multiple of the device's logical block size (512 when
  * /sys did not say: no device has a smaller one).  Failures with an
- * aligned size come from the offset or the buffer: not this rule's.
+ * aligned size come from the offset or the buffer, and those on a file
+ * with no device behind it from something else: not this rule's.
  */
 static bool direct_size_refused(const struct profile *p,
 				const struct profile_sub *io, uint64_t lbs)
@@ -278,6 +279,7 @@ static bool direct_size_refused(const struct profile *p,
 							  io->key);
 
 	return (file->flags & PF_DIRECT) && io->einval &&
+	       file->backing != FD_BACKING_NONE &&
 	       io->key2 == PROFILE_FILE_NONE && io->size_max &&
 	       io->size_max_calls == io->calls && io->size_max % lbs;
 }
@@ -350,13 +352,23 @@ static const char *dir_word(const struct profile *p,
 /*
  * What straddling costs depends on the path: O_DIRECT and O_SYNC make the
  * device do partial blocks (read-modify-write, or a refusal); through the
- * page cache the kernel merges them, and the size is a neutral fact.
+ * page cache the kernel merges them, and the size is a neutral fact; with
+ * no block device behind the file (tmpfs) no device does any.
  */
 static const char *misfit_cost(const struct profile_file *file)
 {
-	if (file->flags & (PF_DIRECT | PF_SYNC | PF_DSYNC))
+	bool direct = file->flags & (PF_DIRECT | PF_SYNC | PF_DSYNC);
+
+	if (file->backing == FD_BACKING_NONE)
+		return "no block device is behind this file, so no device "
+		       "handles partial blocks";
+	if (direct && file->backing == FD_BACKING_DEVICE)
 		return "with O_DIRECT or O_SYNC each call makes the device "
 		       "handle partial blocks";
+	if (direct)
+		return "whether a block device is behind this file is not "
+		       "known; with O_DIRECT or O_SYNC each call would make "
+		       "one handle partial blocks";
 	return "through the page cache this costs little, the kernel merges "
 	       "partial blocks; it matters with O_DIRECT or O_SYNC";
 }
@@ -682,14 +694,18 @@ static void peer_waits(struct emit *e, const struct profile *p,
 	finding_end(e);
 }
 
+/* O_DIRECT or O_SYNC I/O to a file with a block device behind it. */
 static bool blocks_on_device(const struct profile_file *f)
 {
-	return f && (f->flags & (PF_DIRECT | PF_SYNC | PF_DSYNC));
+	return f && (f->flags & (PF_DIRECT | PF_SYNC | PF_DSYNC)) &&
+	       f->backing == FD_BACKING_DEVICE;
 }
 
 /*
  * Time in calls that wait for the device on every call: O_DIRECT or
- * O_SYNC I/O, from the file breakdown; their count in *calls.
+ * O_SYNC I/O where a block device is behind the file (on tmpfs such a
+ * call is a copy in memory), from the file breakdown; their count in
+ * *calls.
  */
 static uint64_t device_time(const struct profile *p, uint64_t *calls)
 {

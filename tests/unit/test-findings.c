@@ -130,6 +130,15 @@ static void test_odirect_einval(void)
 	profile_release(&p);
 
 	fresh(&p);
+	f = file_backed(&p, "/dev/shm/x", FD_REG, PF_DIRECT, 4096, 0,
+			FD_BACKING_NONE);
+	v = io(&p, "write", f, 3, 100);
+	v->errors = v->einval = 3;
+	expect(&p, "odirect-einval", "", "silent with no device behind the "
+	       "file: no device's block size refused it");
+	profile_release(&p);
+
+	fresh(&p);
 	f = file(&p, "/t/x", FD_REG, PF_DIRECT, 4096, 0);
 	v = io(&p, "write", f, 3, 100);
 	v->errors = v->einval = 3;
@@ -164,6 +173,30 @@ static void test_block_misfit(void)
 	       "divides its block size 4096: with O_DIRECT or O_SYNC each "
 	       "call makes the device handle partial blocks.\n",
 	       "bs=1130 O_SYNC: a cost");
+	profile_release(&p);
+
+	/* dd of=/dev/shm/x oflag=direct: tmpfs takes any size, in memory. */
+	fresh(&p);
+	f = file_backed(&p, "/dev/shm/x", FD_REG, PF_DIRECT, 4096, 0,
+			FD_BACKING_NONE);
+	io(&p, "write", f, 18560, 1130);
+	expect(&p, "block-misfit", "- write to /dev/shm/x: 18,560 of 18,560 "
+	       "calls asked 1,130 bytes, which neither fills nor divides its "
+	       "block size 4096: no block device is behind this file, so no "
+	       "device handles partial blocks.\n",
+	       "O_DIRECT on tmpfs: no device said to do anything");
+	profile_release(&p);
+
+	fresh(&p);
+	f = file_backed(&p, "/o/x", FD_REG, PF_SYNC, 4096, 0,
+			FD_BACKING_UNKNOWN);
+	io(&p, "write", f, 18560, 1130);
+	expect(&p, "block-misfit", "- write to /o/x: 18,560 of 18,560 calls "
+	       "asked 1,130 bytes, which neither fills nor divides its block "
+	       "size 4096: whether a block device is behind this file is not "
+	       "known; with O_DIRECT or O_SYNC each call would make one "
+	       "handle partial blocks.\n",
+	       "O_SYNC where no device is known: said as a condition");
 	profile_release(&p);
 
 	fresh(&p);
@@ -362,6 +395,28 @@ static void test_after_blocking(void)
 	v->time_ns = 10000000;
 	expect(&p, "after-blocking", "", "silent when the device is not "
 	       "most of the time");
+	profile_release(&p);
+
+	/* The same O_DIRECT writes to /dev/shm: ~1 us copies, no device. */
+	fresh(&p);
+	f = file_backed(&p, "/dev/shm/x", FD_REG, PF_DIRECT, 4096, 0,
+			FD_BACKING_NONE);
+	v = io(&p, "write", f, 18560, 1130);
+	v->time_ns = 21683000;
+	row(&p, "write", 18563, 18560 * 1130, 21683000);
+	row(&p, "read", 18563, 18560 * 1130, 7110000);
+	expect(&p, "after-blocking", "", "silent on tmpfs: nothing waited "
+	       "for a device");
+	profile_release(&p);
+
+	fresh(&p);
+	f = file_backed(&p, "/o/x", FD_REG, PF_DIRECT, 4096, 0,
+			FD_BACKING_UNKNOWN);
+	v = io(&p, "write", f, 2000, 4096);
+	v->time_ns = 180000000;
+	row(&p, "write", 2000, 2000 * 4096, 180000000);
+	row(&p, "read", 2000, 2000 * 4096, 20000000);
+	expect(&p, "after-blocking", "", "silent where no device is known");
 	profile_release(&p);
 
 	fresh(&p);
