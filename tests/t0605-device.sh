@@ -92,6 +92,27 @@ test_expect_success "PTRACE$BLOCK" 'run dd oflag=direct to a block device: waite
 		report
 '
 
+# What the reads between the device's waits took untraced is said only
+# as --truth measured it in the same run, with its figures.
+test_expect_success "PTRACE$BLOCK" 'without --truth, nothing said of untraced times' '
+	"$IOTRACE" -o report -- dd if=/dev/zero of=out bs=4096 count=2000 \
+		oflag=direct 2>/dev/null &&
+	grep -x "^- 2,000 calls waited for the device (O_DIRECT or O_SYNC I/O) and took [0-9.]*% of syscall time\." report
+'
+
+test_expect_success "PTRACE$BLOCK" 'with --truth, the reads as it measured them' '
+	"$IOTRACE" -o report --truth run dd of=out bs=4096 count=2000 \
+		oflag=direct >/dev/null 2>&1 &&
+	grep "^- 2,000 calls waited for the device" report >finding &&
+	set -- $(awk "\$1 == \"read\" && NF == 6 { print \$3, \$6 }" report) &&
+	if awk "BEGIN { exit !($2 >= 2 * $1) }"; then
+		grep "; between them, read took $2 us a call traced, [0-9.]*x its $1 us untraced (--truth): " finding
+	else
+		! grep "between them" finding
+	fi &&
+	! grep "several times" finding
+'
+
 test_expect_success "PTRACE$BLOCK" 'dd bs=1130 oflag=sync to a block device: partial blocks' '
 	"$IOTRACE" -o report -- dd if=/dev/zero of=out bs=1130 count=20 \
 		oflag=sync 2>/dev/null &&
