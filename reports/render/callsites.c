@@ -228,6 +228,18 @@ static size_t merge_sites(const struct profile_breakdown *b,
 	return m;
 }
 
+/*
+ * A site's calls as the section shows them: scaled up by the sampling,
+ * at most the syscall's calls.
+ */
+static uint64_t shown_calls(const struct profile *p,
+			    const struct profile_row *r, uint64_t calls)
+{
+	uint64_t scale = p->stack_sample > 1 ? p->stack_sample : 1;
+
+	return calls * scale < r->calls ? calls * scale : r->calls;
+}
+
 /* One syscall: its line, then its top call sites. */
 static void print_syscall(FILE *f, const struct profile *p,
 			  const struct profile_breakdown *b,
@@ -251,9 +263,7 @@ static void print_syscall(FILE *f, const struct profile *p,
 			(unsigned long long)scale);
 	fputc('\n', f);
 	for (i = 0; i < n && i < k; i++) {
-		/* Scaled up, a site made at most the syscall's calls. */
-		scaled = sites[i].calls * scale < r->calls ?
-			 sites[i].calls * scale : r->calls;
+		scaled = shown_calls(p, r, sites[i].calls);
 		fprintf(f, "  %5.1f%% %s%10s %-5s  %.6f s  ",
 			r->calls ? 100.0 * (double)scaled / (double)r->calls :
 				   0.0,
@@ -356,7 +366,6 @@ double callsites_dominant(const struct profile *p, const struct profile_row *r,
 	const struct profile_breakdown *b = profile_callsites(p);
 	const struct profile_sub **v;
 	struct site *sites;
-	uint64_t all = 0;
 	double share = 0;
 	size_t i, n = 0;
 
@@ -366,14 +375,14 @@ double callsites_dominant(const struct profile *p, const struct profile_row *r,
 		if (&p->rows[b->subs[i].row] != r)
 			continue;
 		v[n++] = &b->subs[i];
-		all += b->subs[i].calls;
 	}
 	*site = NULL;
-	if (n && all) {
+	if (n && r->calls) {
 		n = merge_sites(b, v, n, sites, o);
 		*site = profile_callsite_string(sites[0].c, sites[0].from,
 						sites[0].to, false);
-		share = *site ? (double)sites[0].calls / (double)all : 0;
+		share = *site ? (double)shown_calls(p, r, sites[0].calls) /
+				(double)r->calls : 0;
 	}
 	free(v);
 	free(sites);

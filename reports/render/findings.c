@@ -154,6 +154,27 @@ static double pct(uint64_t part, uint64_t whole)
 }
 
 /*
+ * ns as a share of the time in syscalls as the table's % time column has
+ * it (every row's time, waits too, as o wants the times) and prints it:
+ * "25.57%".
+ */
+static void print_table_share(FILE *f, const struct profile *p,
+			      const struct report_opts *o, uint64_t ns)
+{
+	struct profile_totals t;
+
+	profile_totals(p, &t);
+	fprintf(f, "%.2f%%", pct(ns, totals_time(&t, o)));
+}
+
+/* A sub-row's time as o wants it: corrected, or raw. */
+static uint64_t sub_time(const struct profile_sub *io,
+			 const struct report_opts *o)
+{
+	return o && o->raw_time ? io->raw_time_ns : io->time_ns;
+}
+
+/*
  * Time in syscalls that is the program's work: calls that wait for other
  * processes or events left out (a parent's wait4 spans its child's run).
  */
@@ -181,9 +202,10 @@ static void print_share_of_run(FILE *f, const struct profile *p,
 
 	profile_untraced(p, &e);
 	if (b->runs && b->wall_ns) {
-		/* Measured untraced: what was not user CPU. */
-		fprintf(f, " (untraced, %.0f%% of the run was outside user "
-			"space)", 100.0 - pct(b->user_ns, b->wall_ns));
+		/* Measured untraced: as the --baseline line says it. */
+		if (baseline_outside_user(b) >= 0)
+			fprintf(f, " (untraced, %.1f%% of the run was outside "
+				"user space)", 100.0 * baseline_outside_user(b));
 		return;
 	}
 	if (!e.known) {
@@ -211,7 +233,8 @@ static void print_site(FILE *f, const struct profile *p,
 	double share = callsites_dominant(p, r, o, &site);
 
 	if (share >= DOMINANT_SITE)
-		fprintf(f, ", %.1f%% from %s", 100.0 * share, site);
+		fprintf(f, ", %s%.1f%% from %s", p->stack_sample > 1 ? "~" : "",
+			100.0 * share, site);
 	free(site);
 }
 
@@ -446,10 +469,11 @@ static void sync_heavy(struct emit *e, const struct profile *p,
 		profile_row_label(r, label, sizeof(label));
 		if (!(f = finding_begin(e, "%s", label)))
 			return;
-		fprintf(f, "%s: %s %s took %.0f%% of syscall time", label,
+		fprintf(f, "%s: %s %s took ", label,
 			fmt_thousands(calls, sizeof(calls), r->calls),
-			plural(r->calls, "call", "calls"),
-			pct(row_time(r, o), busy));
+			plural(r->calls, "call", "calls"));
+		print_table_share(f, p, o, row_time(r, o));
+		fputs(" of syscall time", f);
 		if (nwrites && row_time(r, o) > writes)
 			fprintf(f, ", %.1fx the %.3f ms of the %s %s it "
 				"flushed: the page cache absorbed them, the "
@@ -601,16 +625,18 @@ static void outside_syscalls(struct emit *e, const struct profile *p,
 	    t.timed != t.calls || totals_time(&t, o) > p->wall_ns)
 		return;
 	if (b->runs) {
-		/* Measured: the untraced runs' user CPU over their wall. */
-		outside = pct(b->user_ns, b->wall_ns);
+		/* Measured: what the --baseline line leaves to user space. */
+		outside = baseline_outside_user(b) < 0 ? 0 :
+			  100.0 - 100.0 * baseline_outside_user(b);
 		if (outside >= threshold && (f = finding_begin(e, "%s", "")))
-			fprintf(f, "%.0f%% of the untraced run (--baseline) "
+			fprintf(f, "%.1f%% of the untraced run (--baseline) "
 				"was user CPU: the time is in the program's "
 				"own code, not in syscalls.", outside);
 	} else if (!est.known) {
+		/* The header's share of wall, the rest of it. */
 		outside = 100.0 - pct(totals_time(&t, o), p->wall_ns);
 		if (outside >= threshold && (f = finding_begin(e, "%s", "")))
-			fprintf(f, "%.0f%% of wall time was outside syscalls "
+			fprintf(f, "%.1f%% of wall time was outside syscalls "
 				"(user space or tracing overhead).", outside);
 	} else if (est.resolved && est.syscall_ns < est.wall_ns) {
 		outside = 100.0 - pct(est.syscall_ns, est.wall_ns);
@@ -694,16 +720,17 @@ static void peer_waits(struct emit *e, const struct profile *p,
 		    (io->key2 == PROFILE_KEY_NONE ||
 		     !waits_on_peer(profile_file_at(b, io->key2))))
 			continue;
-		peer += io->time_ns;
+		peer += sub_time(io, o);
 		calls += io->calls;
 	}
 	if (!busy || pct(peer, busy) < threshold ||
 	    !(f = finding_begin(e, "%s", "")))
 		return;
-	fprintf(f, "%s calls on pipes or sockets took %.0f%% of syscall "
-		"time: they wait for the other end, so their times are its "
-		"pace as much as this process's work.",
-		fmt_thousands(n, sizeof(n), calls), pct(peer, busy));
+	fprintf(f, "%s calls on pipes or sockets took ",
+		fmt_thousands(n, sizeof(n), calls));
+	print_table_share(f, p, o, peer);
+	fputs(" of syscall time: they wait for the other end, so their "
+	      "times are its pace as much as this process's work.", f);
 	finding_end(e);
 }
 
@@ -720,7 +747,8 @@ static bool blocks_on_device(const struct profile_file *f)
  * call is a copy in memory), from the file breakdown; their count in
  * *calls.
  */
-static uint64_t device_time(const struct profile *p, uint64_t *calls)
+static uint64_t device_time(const struct profile *p,
+			    const struct report_opts *o, uint64_t *calls)
 {
 	const struct profile_breakdown *b = profile_files(p);
 	uint64_t ns = 0;
@@ -730,7 +758,7 @@ static uint64_t device_time(const struct profile *p, uint64_t *calls)
 	for (i = 0; i < b->nsubs; i++) {
 		if (!blocks_on_device(profile_file_at(b, b->subs[i].key)))
 			continue;
-		ns += b->subs[i].time_ns;
+		ns += sub_time(&b->subs[i], o);
 		*calls += b->subs[i].calls;
 	}
 	return ns;
@@ -809,13 +837,14 @@ static void after_blocking(struct emit *e, const struct profile *p,
 	FILE *f;
 
 	profile_totals(p, &t);
-	dev = device_time(p, &calls);
+	dev = device_time(p, o, &calls);
 	if (!busy || calls < BLOCK_MIN_CALLS || t.timed < 2 * calls ||
 	    pct(dev, busy) < threshold || !(f = finding_begin(e, "%s", "")))
 		return;
 	fprintf(f, "%s calls waited for the device (O_DIRECT or O_SYNC "
-		"I/O) and took %.0f%% of syscall time",
-		fmt_thousands(n, sizeof(n), calls), pct(dev, busy));
+		"I/O) and took ", fmt_thousands(n, sizeof(n), calls));
+	print_table_share(f, p, o, dev);
+	fputs(" of syscall time", f);
 	print_cold(f, p, o);
 	fputc('.', f);
 	finding_end(e);

@@ -118,8 +118,9 @@ int callsites_render(FILE *f, const struct profile *p,
 /*
  * The call site of row r that made most of its calls (as the section
  * prints it, whole, in *site, which the caller frees) and its share of
- * the calls that have a stack; 0 (and *site NULL) when r has none.  For
- * findings that name where calls come from.
+ * r's calls as the section prints it (scaled by --stack-sample); 0 (and
+ * *site NULL) when r has none.  For findings that name where calls come
+ * from.
  */
 double callsites_dominant(const struct profile *p, const struct profile_row *r,
 			  const struct report_opts *o, char **site);

@@ -180,6 +180,7 @@ static void test_section(void)
 	const struct profile_breakdown *b;
 	struct profile p;
 	char *text, *site;
+	double share;
 
 	sample(&p, st);
 	b = profile_callsites(&p);
@@ -196,11 +197,18 @@ static void test_section(void)
 		  "  (2 more call sites: 9 calls)\n"),
 	   "--top-sites 1: the rest summed up");
 	free(text);
-	ok(callsites_dominant(&p, profile_row_find(&p, "write"), &o,
-			      &site) > 0.96 &&
-	   !strcmp(site, "emit_byte <- work (app)"),
-	   "the dominant site, named");
+	share = callsites_dominant(&p, profile_row_find(&p, "write"), &o,
+				   &site);
+	ok(share == 300.0 / 310 && !strcmp(site, "emit_byte <- work (app)"),
+	   "the dominant site, named, its share the section's 96.8%% (300 of "
+	   "310 calls, not of the 309 with a stack): %.4f", share);
 	free(site);
+	p.stack_sample = 10;
+	share = callsites_dominant(&p, profile_row_find(&p, "write"), &o,
+				   &site);
+	ok(share == 1.0, "sampled 1 in 10: scaled, as the section's 100.0%%");
+	free(site);
+	p.stack_sample = 0;
 	profile_release(&p);
 	tracer_stacks_free(st);
 }
