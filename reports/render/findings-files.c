@@ -413,10 +413,10 @@ static bool slower_traced(const struct profile_truth_row *t,
 }
 
 /*
- * "; between them, read took 9.700 us a call traced, 5.4x its 1.800 us
- * untraced (--truth): ..." for each syscall none of whose calls went
- * to the device that the workload's own untraced timing (--truth)
- * measured that much faster; nothing where it did not, or without one.
+ * "; between them, read took T us a call traced, Rx its U us untraced
+ * (--truth): ..." for each syscall none of whose calls went to the
+ * device that the workload's own untraced timing (--truth) measured that
+ * much faster; nothing where it did not, or without one.
  */
 static void print_cold(FILE *f, const struct profile *p,
 		       const struct report_opts *o)
@@ -444,10 +444,9 @@ static void print_cold(FILE *f, const struct profile *p,
 
 /*
  * Calls between blocking ones may start cold (caches, a wake-up after
- * the device's wait), and tracing adds its stops right there: measured
- * once, the /dev/zero read between O_DIRECT 4 KiB writes of `run dd`
- * took 1.8 us untraced and 9.7 us traced, but in other runs it was
- * faster traced.  So it is said only as this run's --truth measured it.
+ * the device's wait), and tracing adds its stops right there, but not in
+ * every run: --truth has had them faster traced too.  So it is said only
+ * as this run's --truth measured it.
  */
 void findings_after_blocking(struct emit *e, const struct profile *p,
 			     const struct report_opts *o, double threshold)
