@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define AGENT_MAGIC 0x696f74726163656bULL	/* "iotracek" */
-#define AGENT_VERSION 10
+#define AGENT_VERSION 11
 #define AGENT_NR_MAX 1024		/* native syscall numbers counted */
 #define AGENT_HIST_BUCKETS 40		/* log2 ns, as the profile's */
 #define AGENT_ERRNO_SLOTS 4
@@ -174,6 +174,8 @@ struct agent_file_id {
 	uint32_t mode;			/* st_mode */
 	uint32_t blksize;		/* st_blksize */
 	uint32_t flags;			/* open flags (F_GETFL) */
+	uint32_t fstype;		/* the filesystem's statfs f_type;
+					   0 without one */
 	uint16_t len;			/* of path */
 	uint8_t cut;			/* path is the end of a longer one */
 	uint8_t stat_ok;		/* the stat worked */

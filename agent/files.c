@@ -6,10 +6,10 @@
  * say) and adds a data call to the cell of the file its fd names.  The
  * hot path, a read or write on an fd already described, is a load of
  * the fd's slot and a few atomic adds; the first call on an fd describes
- * it (readlink and stat of /proc/thread-self/fd/N, fcntl F_GETFL: the
- * agent's own calls, never counted) and finds or adds its file slot
- * through a hash index, lock-free, since threads and nested handlers
- * share everything here.
+ * it (readlink, stat and statfs of /proc/thread-self/fd/N, fcntl
+ * F_GETFL: the agent's own calls, never counted) and finds or adds its
+ * file slot through a hash index, lock-free, since threads and nested
+ * handlers share everything here.
  *
  * The fd map is the process's own memory: a forked child inherits it
  * (its fds are its parent's), an execve starts the next program's agent
@@ -20,6 +20,7 @@
  * the owner a describe at most.  An entry carries a generation so that a
  * describe racing a close or dup2 in another thread is not kept.
  */
+#include <sys/statfs.h>
 #include "agent/agent-int.h"
 
 #ifndef MADV_WIPEONFORK
@@ -226,12 +227,14 @@ static void keep_path(struct agent_file_id *id, const char *path, long n,
 
 /*
  * What fd names, as tracer/fdinfo.c's fd_describe() finds it: the link,
- * the open flags, the stat of the link (which may fail).  Its slot.
+ * the open flags, the stat and statfs of the link (which may fail).  Its
+ * slot.
  */
 static __attribute__((noinline)) unsigned describe(int fd)
 {
 	struct agent_file_id id;
 	char link[40], path[4096];
+	struct statfs sf;
 	struct stat st;
 	long n, flags;
 
@@ -256,6 +259,8 @@ static __attribute__((noinline)) unsigned describe(int fd)
 		id.blksize = (uint32_t)st.st_blksize;
 		id.stat_ok = 1;
 	}
+	if (sys3(SYS_statfs, link, &sf, 0) == 0)
+		id.fstype = (uint32_t)sf.f_type;
 	return find_or_add(&id);
 }
 

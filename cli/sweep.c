@@ -347,7 +347,8 @@ static int run_point(struct cli_opts *o, const struct sweep_opts *so,
 		pt->status = status;
 		pt->failed = true;
 	}
-	findings_text(pt->findings, sizeof(pt->findings), traced, &o->report);
+	/* Out of memory, the point has none: the list is left empty. */
+	findings_collect(&pt->findings, traced, &o->report, NULL);
 out_release:
 	kind->release(&target);
 out_free:
@@ -459,6 +460,8 @@ int cmd_sweep(struct cli_opts *o, int argc, char **argv)
 out_free:
 	outfile_abort(&out);
 	outfile_abort(&svg);
+	for (i = 0; i < so.nvalues; i++)
+		sweep_point_release(&s.points[i]);
 	free(s.points);
 	return status;
 }

@@ -122,6 +122,18 @@ test_expect_success "PTRACE$direct" "misaligned O_DIRECT ($misaligned here)" '
 	fi
 '
 
+# Seed 3's dd then sync under sh: the parent's wait4 spans dd's run, and
+# the sync finding quotes sync's share as the table's % time has it.
+test_expect_success PTRACE 'the sync finding'"'"'s share is the table'"'"'s' '
+	"$IOTRACE" -o report -- sh -c \
+		"dd if=/dev/zero of=sync.out bs=1M count=32 2>/dev/null; sync" &&
+	cell=$(awk "\$NF == \"sync\" && NF >= 5 { print \$1; exit }" report) &&
+	test -n "$cell" &&
+	if grep "^- sync: " report >finding; then
+		grep "^- sync: 1 call took $cell% of syscall time" finding
+	fi
+'
+
 test_expect_success PTRACE '--no-findings leaves the section out' '
 	"$IOTRACE" -o report --no-findings -- dd if=/dev/zero of=out \
 		bs=1130 count=20 oflag=direct 2>/dev/null

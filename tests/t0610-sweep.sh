@@ -70,6 +70,31 @@ test_expect_success PTRACE 'sweep run dd: the misaligned O_DIRECT point, and onl
 	test $(grep -c "EINVAL" t.txt) = 1
 '
 
+# Findings that differ between points, each whole on its line, ending
+# with its full stop: one longer than 512 bytes (two 150-byte paths),
+# which a point once kept cut, and the page cache's block-size one,
+# which has a "; " where a point's findings were once split.
+test_expect_success PTRACE 'sweep: a point'"'"'s findings whole, never cut or split' '
+	long=$(printf "%0150d" 0) &&
+	head -c 1100000 /dev/zero >"$long.in" &&
+	"$IOTRACE" sweep --repeat 1 bs=1130,4096 -- \
+		dd if="$long.in" of="$long.{}" bs={} >t.txt 2>/dev/null &&
+	sed "1,/^Findings that differ between points:$/d" t.txt >f.txt &&
+	test -s f.txt && ! grep -v -x "  bs=[^:]*: .*\." f.txt &&
+	grep -F -x "  bs=4096: read+write pairs copied 1.1 MB through user space from $PWD/$long.in to $PWD/$long.4096: copy_file_range would skip the copy." f.txt &&
+	grep "^  bs=1130: write to $PWD/$long.1130: 973 of 974 calls asked 1,130 bytes, which neither fills nor divides its block size 4096: " f.txt
+'
+
+# Tiny writes at bs=1 and bs=2, not at 4096: one finding, said once for
+# both points (with bs=1's figures), not once a point.
+test_expect_success PTRACE 'sweep: a finding said once for the points it holds at' '
+	"$IOTRACE" sweep --repeat 1 bs=1,2,4096 -- \
+		dd if=/dev/zero of=out bs={} count=2000 >t.txt 2>/dev/null &&
+	sed "1,/^Findings that differ between points:$/d" t.txt >f.txt &&
+	test $(grep -c "^  bs=[^:]*: write: " f.txt) = 1 &&
+	grep "^  bs=1,2 (figures at bs=1): write: 2,003 calls averaging 1 byte.* A 64 KiB buffer would make ~1 calls\.$" f.txt
+'
+
 test_expect_success PTRACE 'sweep --svg writes a well-formed SVG' '
 	"$IOTRACE" sweep --repeat 1 --svg chart.svg bs=512,4K -- \
 		dd if=/dev/zero of=out bs={} count=10 >/dev/null 2>&1 &&

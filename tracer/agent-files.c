@@ -94,7 +94,7 @@ static void file_desc(const struct agent_files *af, unsigned i,
 	st.st_ino = id->ino;
 	st.st_rdev = id->rdev;
 	st.st_blksize = id->blksize;
-	fd_desc_set_stat(&tf->desc, id->stat_ok ? &st : NULL);
+	fd_desc_set_stat(&tf->desc, id->stat_ok ? &st : NULL, id->fstype);
 }
 
 /* The native number of each column. */

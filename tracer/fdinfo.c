@@ -5,15 +5,38 @@
  * stop of the first data syscall on the fd, when the fd is still open.
  * The path is what /proc/TID/fd/N links to ("/tmp/out", "pipe:[123]",
  * "socket:[45]", "anon_inode:[eventfd]"); the flags come from
- * /proc/TID/fdinfo/N; the block sizes from stat and /sys/dev/block.
+ * /proc/TID/fdinfo/N; the block sizes from stat and /sys/dev/block;
+ * whether a block device is behind it from the stat's device number
+ * (major 0: an anonymous one, no device's) and, for those, the
+ * filesystem's statfs type.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "tracer/tracer.h"
+
+#ifndef BCACHEFS_SUPER_MAGIC
+#define BCACHEFS_SUPER_MAGIC 0xca451a4e
+#endif
+#define ZFS_SUPER_MAGIC 0x2fc12fc1
+
+/* Filesystems on block devices that give their files anonymous st_dev. */
+static const unsigned long block_fs[] = {
+	BTRFS_SUPER_MAGIC, BCACHEFS_SUPER_MAGIC, ZFS_SUPER_MAGIC,
+};
+
+/* Filesystems with no device at all: memory and the kernel's own. */
+static const unsigned long memory_fs[] = {
+	TMPFS_MAGIC, RAMFS_MAGIC, HUGETLBFS_MAGIC, PROC_SUPER_MAGIC,
+	SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC,
+	CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, DEVPTS_SUPER_MAGIC,
+	BPF_FS_MAGIC, PSTOREFS_MAGIC, EFIVARFS_MAGIC,
+};
 
 /* "flags:\t0100002" in fdinfo is octal. */
 static int read_flags(pid_t tid, int fd, unsigned *flags)
@@ -91,12 +114,53 @@ static enum fd_kind kind_of(const struct stat *st, const char *path)
 	return FD_OTHER;
 }
 
-void fd_desc_set_stat(struct fd_desc *d, const struct stat *st)
+static bool fs_in(const unsigned long *list, size_t n, unsigned long fstype)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (list[i] == fstype)
+			return true;
+	return false;
+}
+
+/*
+ * A file's filesystem sits on a block device when its device number is
+ * one (anonymous numbers have major 0: tmpfs, proc, overlayfs, NFS, and
+ * btrfs, which block_fs[] tells apart by its type).
+ */
+static enum fd_backing backing_of(enum fd_kind kind, const struct stat *st,
+				  unsigned long fstype)
+{
+	switch (kind) {
+	case FD_BLK:
+		return FD_BACKING_DEVICE;
+	case FD_REG:
+	case FD_DIR:
+		if (major(st->st_dev) ||
+		    fs_in(block_fs, sizeof(block_fs) / sizeof(*block_fs),
+			  fstype))
+			return FD_BACKING_DEVICE;
+		if (fs_in(memory_fs, sizeof(memory_fs) / sizeof(*memory_fs),
+			  fstype))
+			return FD_BACKING_NONE;
+		return FD_BACKING_UNKNOWN;
+	case FD_UNKNOWN:
+		return FD_BACKING_UNKNOWN;
+	default:
+		return FD_BACKING_NONE;
+	}
+}
+
+void fd_desc_set_stat(struct fd_desc *d, const struct stat *st,
+		      unsigned long fstype)
 {
 	if (!st) {
 		/* anon inodes may refuse stat; the path still says what. */
 		d->kind = strncmp(d->path, "anon_inode:", 11) ? FD_UNKNOWN
 							      : FD_ANON;
+		d->backing = d->kind == FD_ANON ? FD_BACKING_NONE
+						: FD_BACKING_UNKNOWN;
 		return;
 	}
 	d->kind = kind_of(st, d->path);
@@ -105,13 +169,19 @@ void fd_desc_set_stat(struct fd_desc *d, const struct stat *st)
 		d->lbs = fd_logical_block_size(st->st_rdev);
 	else if (d->kind == FD_REG || d->kind == FD_DIR)
 		d->lbs = fd_logical_block_size(st->st_dev);
+	d->backing = backing_of(d->kind, st, fstype);
 }
 
+/* The statfs type only where the device number leaves it open. */
 static void describe_stat(const char *link, struct fd_desc *d)
 {
+	struct statfs sf;
 	struct stat st;
+	bool ok = stat(link, &st) == 0;
 
-	fd_desc_set_stat(d, stat(link, &st) < 0 ? NULL : &st);
+	fd_desc_set_stat(d, ok ? &st : NULL,
+			 ok && !major(st.st_dev) && statfs(link, &sf) == 0 ?
+			 (unsigned long)sf.f_type : 0);
 }
 
 int fd_describe(pid_t tid, int fd, struct fd_desc *d)

@@ -354,6 +354,19 @@ enum fd_kind {
 	FD_DIR, FD_OTHER,
 };
 
+/*
+ * Whether a block device is behind what an fd names: its I/O can wait
+ * for one only then (O_DIRECT on tmpfs is a copy in memory).
+ */
+enum fd_backing {
+	FD_BACKING_UNKNOWN,	/* no stat, or a filesystem not told apart
+				   (overlayfs, FUSE, NFS...) */
+	FD_BACKING_DEVICE,	/* a block device, or a file on one */
+	FD_BACKING_NONE,	/* none: a memory or pseudo filesystem
+				   (tmpfs, /dev/shm, proc...), a pipe,
+				   socket or character device */
+};
+
 struct fd_desc {
 	char path[4096];	/* readlink of /proc/TID/fd/N */
 	bool truncated;		/* path did not fit */
@@ -361,6 +374,7 @@ struct fd_desc {
 	unsigned open_flags;	/* O_* from /proc/TID/fdinfo/N */
 	uint32_t blksize;	/* st_blksize */
 	uint32_t lbs;		/* logical block size of the device; 0: none */
+	enum fd_backing backing;
 };
 
 /*
@@ -382,11 +396,13 @@ struct tracer_file {
 /* Describes fd of tid from /proc.  0 or -errno (ENOENT: no such fd). */
 int fd_describe(pid_t tid, int fd, struct fd_desc *d);
 /*
- * What d->path names, from its stat (NULL: the stat failed), as
- * fd_describe() sets it: kind, blksize, logical block size.
+ * What d->path names, from its stat (NULL: the stat failed) and the
+ * f_type of its filesystem's statfs (0: unknown), as fd_describe() sets
+ * it: kind, blksize, logical block size, backing.
  */
 struct stat;
-void fd_desc_set_stat(struct fd_desc *d, const struct stat *st);
+void fd_desc_set_stat(struct fd_desc *d, const struct stat *st,
+		      unsigned long fstype);
 /* Logical block size of a block device (or its partition's disk); 0. */
 uint32_t fd_logical_block_size(dev_t dev);
 

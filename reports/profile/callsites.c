@@ -108,46 +108,72 @@ static void callsite_other(void *key)
 
 /*
  * "f" (with offsets, "f+0x1a") or "libc.so.6+0x2840" for a stripped
- * object, into buf.
+ * object, to out.
  */
-static int frame_text(char *buf, size_t size, const struct profile_frame *f,
-		      bool offsets)
+static void frame_print(FILE *out, const struct profile_frame *f,
+			bool offsets)
 {
 	if (f->function && offsets)
-		return snprintf(buf, size, "%s+0x%x", f->function, f->offset);
-	if (f->function)
-		return snprintf(buf, size, "%s", f->function);
-	if (f->object[0])
-		return snprintf(buf, size, "%s+0x%x",
-				profile_object_name(f->object), f->offset);
-	return snprintf(buf, size, "[unknown]");	/* nothing mapped */
+		fprintf(out, "%s+0x%x", f->function, f->offset);
+	else if (f->function)
+		fputs(f->function, out);
+	else if (f->object[0])
+		fprintf(out, "%s+0x%x", profile_object_name(f->object),
+			f->offset);
+	else
+		fputs("[unknown]", out);	/* nothing mapped */
+}
+
+void profile_callsite_print(FILE *out, const struct profile_callsite *c,
+			    unsigned from, unsigned to, bool offsets)
+{
+	struct profile_frame f, next;
+	unsigned i;
+
+	for (i = from; i < to && i < c->nframes; i++) {
+		f = profile_callsite_frame(c, i);
+		if (i > from)
+			fputs(" <- ", out);
+		frame_print(out, &f, offsets);
+		next = i + 1 < to && i + 1 < c->nframes ?
+		       profile_callsite_frame(c, i + 1) : f;
+		/* A run of frames in one object names it once, after. */
+		if (f.object[0] &&
+		    (next.object == f.object || strcmp(next.object, f.object)))
+			fprintf(out, " (%s)", profile_object_name(f.object));
+	}
+}
+
+char *profile_callsite_string(const struct profile_callsite *c,
+			      unsigned from, unsigned to, bool offsets)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return NULL;
+	profile_callsite_print(m, c, from, to, offsets);
+	if (fclose(m)) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
 size_t profile_callsite_text(char *buf, size_t size,
 			     const struct profile_callsite *c, unsigned from,
 			     unsigned to, bool offsets)
 {
-	struct profile_frame f, next;
-	size_t n = 0;
-	unsigned i;
+	char *text = profile_callsite_string(c, from, to, offsets);
+	size_t n = text ? strlen(text) : 0;
 
-	buf[0] = '\0';
-	for (i = from; i < to && i < c->nframes && n < size; i++) {
-		f = profile_callsite_frame(c, i);
-		if (i > from)
-			n += (size_t)snprintf(buf + n, size - n, " <- ");
-		if (n < size)
-			n += (size_t)frame_text(buf + n, size - n, &f,
-						offsets);
-		next = i + 1 < to && i + 1 < c->nframes ?
-		       profile_callsite_frame(c, i + 1) : f;
-		/* A run of frames in one object names it once, after. */
-		if (n < size && f.object[0] &&
-		    (next.object == f.object || strcmp(next.object, f.object)))
-			n += (size_t)snprintf(buf + n, size - n, " (%s)",
-					profile_object_name(f.object));
-	}
-	return n < size ? n : size - 1;
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, text ? text : "", n);
+	buf[n] = '\0';
+	free(text);
+	return n;
 }
 
 /*

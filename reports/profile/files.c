@@ -2,7 +2,8 @@
 /*
  * The file dimension: which file each data syscall's bytes went to.
  * Its key (struct profile_file) is a path as /proc showed it with the
- * open flags that change I/O; kind and sizes describe it.  This file is
+ * open flags that change I/O; kind, sizes and whether a block device is
+ * behind it describe it.  This file is
  * the key type (compare, hash, save, load, print: profile_dim_file) and
  * how events find their files: through the tracer's fd cache, so /proc
  * is read only the first time a (task, fd) is seen.  A call with two
@@ -31,7 +32,7 @@ static const char *const kind_words[] = {
 
 /* --- the key type --- */
 
-/* A file is its path and flags; kind and sizes describe it. */
+/* A file is its path and flags; kind, sizes and backing describe it. */
 static int file_cmp(const void *a, const void *b)
 {
 	const struct profile_file *x = a, *y = b;
@@ -102,6 +103,10 @@ static json_t *file_save(const void *key)
 	err |= json_object_set_new(o, "flags", flags_array(f->flags));
 	err |= json_object_set_new(o, "blksize", json_integer(f->blksize));
 	err |= json_object_set_new(o, "lbs", json_integer(f->lbs));
+	/* Not known (a run saved before, an strace table): left out. */
+	if (f->backing != FD_BACKING_UNKNOWN)
+		err |= json_object_set_new(o, "device", json_boolean(
+			f->backing == FD_BACKING_DEVICE));
 	if (err) {
 		json_decref(o);
 		return NULL;
@@ -198,6 +203,24 @@ static int path_of(struct jload *j, json_t *o, struct profile_file *f)
 	return 0;
 }
 
+/*
+ * "device", optional: a run saved before it was kept has none, and a
+ * logical block size then came from /sys only for a block device.
+ */
+static int backing_of(struct jload *j, json_t *o, struct profile_file *f)
+{
+	bool device;
+
+	if (!json_object_get(o, "device")) {
+		f->backing = f->lbs ? FD_BACKING_DEVICE : FD_BACKING_UNKNOWN;
+		return 0;
+	}
+	if (jload_bool(j, o, "device", &device) < 0)
+		return -1;
+	f->backing = device ? FD_BACKING_DEVICE : FD_BACKING_NONE;
+	return 0;
+}
+
 static int file_load(struct jload *j, json_t *o, void *key)
 {
 	struct profile_file *f = key;
@@ -205,7 +228,7 @@ static int file_load(struct jload *j, json_t *o, void *key)
 	if (path_of(j, o, f) < 0 || kind_of(j, o, &f->kind) < 0 ||
 	    flags_of(j, o, &f->flags) < 0 ||
 	    u32_of(j, o, "blksize", &f->blksize) < 0 ||
-	    u32_of(j, o, "lbs", &f->lbs) < 0)
+	    u32_of(j, o, "lbs", &f->lbs) < 0 || backing_of(j, o, f) < 0)
 		return -1;
 	return 0;
 }
@@ -251,6 +274,7 @@ int profile_file_get(struct profile *p, const struct profile_file *f)
 	key.flags = f->flags;
 	key.blksize = f->blksize;
 	key.lbs = f->lbs;
+	key.backing = f->backing;
 	return profile_key_get(b, &key);
 }
 
@@ -327,6 +351,7 @@ static int file_desc_get(struct profile *p, const struct fd_desc *d)
 	f.flags = pf_flags(d->open_flags);
 	f.blksize = d->blksize;
 	f.lbs = d->lbs;
+	f.backing = d->backing;
 	return profile_file_get(p, &f);
 }
 

@@ -221,6 +221,8 @@ struct profile_file {
 	unsigned flags;			/* PF_* */
 	uint32_t blksize;		/* st_blksize; 0: unknown */
 	uint32_t lbs;			/* device logical block size; 0: none */
+	unsigned backing;		/* enum fd_backing (tracer.h): whether
+					   a block device is behind it */
 };
 
 extern const struct profile_dim profile_dim_file;
@@ -620,9 +622,14 @@ struct profile_frame profile_callsite_frame(const struct profile_callsite *c,
 /*
  * Frames from..to-1 as reports print them, "f <- g (app) <- h (libx.so)"
  * (a run of frames in one object names it once; a frame without a
- * function is "libx.so+0x1a2b"; offsets: "f+0x1a"), into buf; its
- * length.
+ * function is "libx.so+0x1a2b"; offsets: "f+0x1a"), to out.
  */
+void profile_callsite_print(FILE *out, const struct profile_callsite *c,
+			    unsigned from, unsigned to, bool offsets);
+/* The same, whole, in memory the caller frees; NULL: no memory. */
+char *profile_callsite_string(const struct profile_callsite *c,
+			      unsigned from, unsigned to, bool offsets);
+/* The same into buf, cut to fit (labels); its length. */
 size_t profile_callsite_text(char *buf, size_t size,
 			     const struct profile_callsite *c, unsigned from,
 			     unsigned to, bool offsets);

@@ -187,16 +187,17 @@ static void shown(const struct profile_breakdown *b, struct site *s)
 static void print_frames(FILE *f, const struct site *s)
 {
 	const struct profile_callsite *c = s->c;
-	char text[PROFILE_LABEL_MAX];
 
 	if (c->flags & PCS_OTHER) {
 		fputs("(other call sites)\n", f);
 		return;
 	}
-	profile_callsite_text(text, sizeof(text), c, s->from, s->to, false);
-	fprintf(f, "%s%s%s\n", c->nframes ? text : "(no frames)",
-		s->to < c->nframes && (c->flags & PCS_CUT ||
-				       s->to - s->from == FRAMES_SHOWN) ?
+	if (c->nframes)
+		profile_callsite_print(f, c, s->from, s->to, false);
+	else
+		fputs("(no frames)", f);
+	fprintf(f, "%s%s\n", s->to < c->nframes &&
+		(c->flags & PCS_CUT || s->to - s->from == FRAMES_SHOWN) ?
 		" <- ..." : "",
 		c->flags & PCS_TRUNCATED ? " [truncated]" : "");
 }
@@ -227,6 +228,18 @@ static size_t merge_sites(const struct profile_breakdown *b,
 	return m;
 }
 
+/*
+ * A site's calls as the section shows them: scaled up by the sampling,
+ * at most the syscall's calls.
+ */
+static uint64_t shown_calls(const struct profile *p,
+			    const struct profile_row *r, uint64_t calls)
+{
+	uint64_t scale = p->stack_sample > 1 ? p->stack_sample : 1;
+
+	return calls * scale < r->calls ? calls * scale : r->calls;
+}
+
 /* One syscall: its line, then its top call sites. */
 static void print_syscall(FILE *f, const struct profile *p,
 			  const struct profile_breakdown *b,
@@ -250,9 +263,7 @@ static void print_syscall(FILE *f, const struct profile *p,
 			(unsigned long long)scale);
 	fputc('\n', f);
 	for (i = 0; i < n && i < k; i++) {
-		/* Scaled up, a site made at most the syscall's calls. */
-		scaled = sites[i].calls * scale < r->calls ?
-			 sites[i].calls * scale : r->calls;
+		scaled = shown_calls(p, r, sites[i].calls);
 		fprintf(f, "  %5.1f%% %s%10s %-5s  %.6f s  ",
 			r->calls ? 100.0 * (double)scaled / (double)r->calls :
 				   0.0,
@@ -350,12 +361,11 @@ int callsites_render(FILE *f, const struct profile *p,
 }
 
 double callsites_dominant(const struct profile *p, const struct profile_row *r,
-			  const struct report_opts *o, char *buf, size_t size)
+			  const struct report_opts *o, char **site)
 {
 	const struct profile_breakdown *b = profile_callsites(p);
 	const struct profile_sub **v;
 	struct site *sites;
-	uint64_t all = 0;
 	double share = 0;
 	size_t i, n = 0;
 
@@ -365,13 +375,14 @@ double callsites_dominant(const struct profile *p, const struct profile_row *r,
 		if (&p->rows[b->subs[i].row] != r)
 			continue;
 		v[n++] = &b->subs[i];
-		all += b->subs[i].calls;
 	}
-	if (n && all) {
+	*site = NULL;
+	if (n && r->calls) {
 		n = merge_sites(b, v, n, sites, o);
-		share = (double)sites[0].calls / (double)all;
-		profile_callsite_text(buf, size, sites[0].c, sites[0].from,
-				      sites[0].to, false);
+		*site = profile_callsite_string(sites[0].c, sites[0].from,
+						sites[0].to, false);
+		share = *site ? (double)shown_calls(p, r, sites[0].calls) /
+				(double)r->calls : 0;
 	}
 	free(v);
 	free(sites);

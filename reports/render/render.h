@@ -125,11 +125,13 @@ int callsites_render(FILE *f, const struct profile *p,
 		     const struct report_opts *o);
 /*
  * The call site of row r that made most of its calls (as the section
- * prints it, into buf) and its share of the calls that have a stack;
- * 0 when r has none.  For findings that name where calls come from.
+ * prints it, whole, in *site, which the caller frees) and its share of
+ * r's calls as the section prints it (scaled by --stack-sample); 0 (and
+ * *site NULL) when r has none.  For findings that name where calls come
+ * from.
  */
 double callsites_dominant(const struct profile *p, const struct profile_row *r,
-			  const struct report_opts *o, char *buf, size_t size);
+			  const struct report_opts *o, char **site);
 /*
  * Folded stacks (folded.c), one line per (call site, syscall):
  * "root;...;leaf;syscall N", N the calls (o->folded_time: nanoseconds),
@@ -155,21 +157,41 @@ int breakdown_render_one(FILE *f, const struct profile *p,
 /* Latency histograms, one per syscall, with --histogram (histogram.c). */
 int histogram_render(FILE *f, const struct profile *p,
 		     const struct report_opts *o);
-/* The findings section (findings.c). */
+/*
+ * Findings (findings.c): each one the rule that made it, what it is
+ * about (a syscall, a file; "" for the whole run: a rule says one
+ * finding per subject) and its sentences, whole, without bullet.
+ */
+struct finding {
+	const char *rule;	/* the rule's id (static) */
+	char *about;
+	char *text;
+};
+
+struct findings {
+	struct finding *v;	/* in the order they print */
+	size_t n;
+};
+
+/*
+ * The findings of p into out (released by findings_release), of rule
+ * id only unless NULL.  0, -EINVAL for an unknown id, or -ENOMEM.
+ */
+int findings_collect(struct findings *out, const struct profile *p,
+		     const struct report_opts *o, const char *id);
+void findings_release(struct findings *fs);
+/* The findings section: a heading and one "- " line per finding. */
 int findings_render(FILE *f, const struct profile *p,
 		    const struct report_opts *o);
-/* Prints the lines of rule id (NULL: all); their number, or -EINVAL. */
+/* Prints the lines of rule id (NULL: all); their number, or -errno. */
 int findings_run(FILE *f, const struct profile *p,
 		 const struct report_opts *o, const char *id);
-/* Every finding on one line, "; "-joined, no bullets (sweeps); count. */
-int findings_text(char *buf, size_t size, const struct profile *p,
-		  const struct report_opts *o);
 
 /* "1,000,000" */
 const char *fmt_thousands(char *buf, size_t size, uint64_t n);
 /* What tracing cost: "8,255 stops", and under the agent ", N calls
    dispatched to the agent" (table.c). */
-const char *what_added(char *buf, size_t size, const struct profile *p);
+void print_added(FILE *f, const struct profile *p);
 
 /* --- sweeps: one point per swept value (sweep.c, sweep-table.c, svg.c) --- */
 
@@ -191,7 +213,7 @@ struct sweep_point {
 	uint64_t bytes;		/* bytes that reached the destination */
 	int status;		/* first failure's exit status, or 0 */
 	bool failed;		/* a run did not exit 0: no throughput */
-	char findings[512];	/* findings of this point only, "; "-joined */
+	struct findings findings;	/* of this point's traced run */
 };
 
 struct sweep {
@@ -214,6 +236,8 @@ void sweep_point_from_profile(struct sweep_point *pt, const struct profile *p);
  * the data syscall that took the most time.
  */
 uint64_t sweep_bytes_delivered(const struct profile *p);
+/* Frees what a point holds (its findings). */
+void sweep_point_release(struct sweep_point *pt);
 /* MB/s over the (untraced) wall; < 0 for a failed point or no wall. */
 double sweep_point_mbps(const struct sweep_point *pt);
 /* The best point by untraced figures; npoints when every one failed. */

@@ -6,7 +6,8 @@
  * times from the one traced run.  The best point (by the untraced
  * figures) is marked; a failed point reads "failed" and is never best.
  * Then the findings that hold for some points and not others (those
- * that hold everywhere do not explain a difference).
+ * that hold everywhere do not explain a difference), each said once,
+ * with the points it holds at.
  */
 #include <string.h>
 #include "reports/render/render.h"
@@ -134,36 +135,90 @@ static void print_notes(FILE *f, const struct sweep *s, size_t best)
 	print_apart(f, s);
 }
 
-/* Whether finding line (one of a point's, "; "-joined) holds everywhere. */
-static bool everywhere(const struct sweep *s, const char *line, size_t len)
+/* Point pt's finding of f's rule about f's subject, or NULL. */
+static const struct finding *at_point(const struct sweep_point *pt,
+				      const struct finding *f)
 {
 	size_t i;
 
-	for (i = 0; i < s->npoints; i++)
-		if (!memmem(s->points[i].findings, strlen(s->points[i].findings),
-			    line, len))
-			return false;
-	return true;
+	for (i = 0; i < pt->findings.n; i++)
+		if (!strcmp(pt->findings.v[i].rule, f->rule) &&
+		    !strcmp(pt->findings.v[i].about, f->about))
+			return &pt->findings.v[i];
+	return NULL;
 }
 
-static void print_differing(FILE *f, const struct sweep *s)
+/* Whether finding j of point i was met at an earlier point. */
+static bool said(const struct sweep *s, size_t i, size_t j)
 {
-	const char *p, *end;
-	bool any = false;
-	size_t i;
+	const struct finding *f = &s->points[i].findings.v[j];
+	size_t k;
+
+	for (k = 0; k < i; k++)
+		if (at_point(&s->points[k], f))
+			return true;
+	return at_point(&s->points[i], f) != f;
+}
+
+/* The points f holds at, from the first one; how many. */
+static size_t holding(const struct sweep *s, size_t first,
+		      const struct finding *f, bool *alike)
+{
+	const struct finding *g;
+	size_t i, n = 0;
+
+	*alike = true;
+	for (i = first; i < s->npoints; i++) {
+		if (!(g = at_point(&s->points[i], f)))
+			continue;
+		n++;
+		if (strcmp(g->text, f->text))
+			*alike = false;
+	}
+	return n;
+}
+
+/*
+ * "  bs=512,1K: text", once for the points where the finding holds; with
+ * other figures at some of them, the first one's, named.
+ */
+static void print_once(FILE *out, const struct sweep *s, size_t first,
+		       const struct finding *f, bool alike)
+{
+	size_t i, n = 0;
+
+	fprintf(out, "  %s=", s->key);
+	for (i = first; i < s->npoints; i++)
+		if (at_point(&s->points[i], f))
+			fprintf(out, "%s%s", n++ ? "," : "",
+				s->points[i].value);
+	if (!alike)
+		fprintf(out, " (figures at %s=%s)", s->key,
+			s->points[first].value);
+	fprintf(out, ": %s\n", f->text);
+}
+
+/*
+ * A finding is one rule's about one subject, said once: at every point,
+ * it explains no difference; at some, it is said with the points named.
+ */
+static void print_differing(FILE *out, const struct sweep *s)
+{
+	const struct finding *f;
+	bool any = false, alike;
+	size_t i, j;
 
 	for (i = 0; i < s->npoints; i++) {
-		for (p = s->points[i].findings; *p; p = *end ? end + 2 : end) {
-			end = strstr(p, "; ");
-			if (!end)
-				end = p + strlen(p);
-			if (everywhere(s, p, (size_t)(end - p)))
+		for (j = 0; j < s->points[i].findings.n; j++) {
+			f = &s->points[i].findings.v[j];
+			if (said(s, i, j) ||
+			    holding(s, i, f, &alike) == s->npoints)
 				continue;
 			if (!any)
-				fputs("Findings that differ between points:\n", f);
+				fputs("Findings that differ between points:\n",
+				      out);
 			any = true;
-			fprintf(f, "  %s=%s: %.*s\n", s->key, s->points[i].value,
-				(int)(end - p), p);
+			print_once(out, s, i, f, alike);
 		}
 	}
 }

@@ -138,6 +138,11 @@ void sweep_point_from_profile(struct sweep_point *pt, const struct profile *p)
 	}
 }
 
+void sweep_point_release(struct sweep_point *pt)
+{
+	findings_release(&pt->findings);
+}
+
 double sweep_point_mbps(const struct sweep_point *pt)
 {
 	if (pt->failed || !pt->wall_ns)

@@ -110,24 +110,20 @@ static const char *secs(char *buf, size_t size, uint64_t ns)
  * wide the share is not printed: the traced run cannot tell it.
  */
 /* "8,255 stops"; under the agent, most of what it added: its calls. */
-const char *what_added(char *buf, size_t size, const struct profile *p)
+void print_added(FILE *f, const struct profile *p)
 {
-	char stops[32], calls[32];
+	char n[32];
 
-	fmt_thousands(stops, sizeof(stops), p->stops);
+	fprintf(f, "%s stops", fmt_thousands(n, sizeof(n), p->stops));
 	if (p->engines.known && p->engines.agent_calls)
-		snprintf(buf, size, "%s stops, %s calls dispatched to the "
-			 "agent", stops, fmt_thousands(calls, sizeof(calls),
-						       p->engines.agent_calls));
-	else
-		snprintf(buf, size, "%s stops", stops);
-	return buf;
+		fprintf(f, ", %s calls dispatched to the agent",
+			fmt_thousands(n, sizeof(n), p->engines.agent_calls));
 }
 
 static void print_untraced(FILE *f, const struct profile *p)
 {
 	struct profile_estimate e;
-	char a[48], b[32], c[32], d[32], stops[96];
+	char a[48], b[32], c[32], d[32];
 
 	profile_untraced(p, &e);
 	/* A measured untraced wall (--baseline) says it better. */
@@ -136,7 +132,6 @@ static void print_untraced(FILE *f, const struct profile *p)
 	secs(b, sizeof(b), e.wall_lo_ns);
 	secs(c, sizeof(c), e.wall_hi_ns);
 	secs(d, sizeof(d), e.added_ns);
-	what_added(stops, sizeof(stops), p);
 	if (!e.resolved) {
 		/* A tree the agent timed: a point, with what it assumes. */
 		if (e.tree_scaled)
@@ -147,16 +142,18 @@ static void print_untraced(FILE *f, const struct profile *p)
 		secs(d, sizeof(d), e.added_ns);
 		/* An attached process cannot be run again untraced. */
 		fprintf(f, "iotrace: untraced, this run would take between %s "
-			"and %s%s%s: tracing added ~%s (%s), too much to "
-			"resolve the program's own time%s\n", b, c, a,
+			"and %s%s%s: tracing added ~%s (", b, c, a,
 			e.tree_scaled ? " if its processes ran as much side by "
-			"side as traced)" : "", d, stops,
+			"side as traced)" : "", d);
+		print_added(f, p);
+		fprintf(f, "), too much to resolve the program's own time%s\n",
 			p->exit.attached ? "" : "; --baseline measures it");
 		return;
 	}
 	fprintf(f, "iotrace: untraced, this run would take ~%s (%s to %s): "
-		"tracing added ~%s (%s); %ssyscalls %.0f%% of it",
-		secs(a, sizeof(a), e.wall_ns), b, c, d, stops,
+		"tracing added ~%s (", secs(a, sizeof(a), e.wall_ns), b, c, d);
+	print_added(f, p);
+	fprintf(f, "); %ssyscalls %.0f%% of it",
 		p->trace_expr[0] ? "traced " : "",
 		e.wall_ns ? 100.0 * (double)(e.syscall_ns < e.wall_ns ?
 		e.syscall_ns : e.wall_ns) / (double)e.wall_ns : 0.0);

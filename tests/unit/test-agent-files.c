@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -94,6 +95,7 @@ static void fill_cells(struct agent_files *af, char *longpath)
 	uint32_t key;
 
 	set_file(af, 2, "/tmp/out", S_IFREG | 0644, O_WRONLY | O_APPEND);
+	af->file[2].id.fstype = TMPFS_MAGIC;	/* anonymous st_dev 0 */
 	set_file(af, 3, "pipe:[77]", S_IFIFO | 0600, O_RDONLY);
 	memset(longpath, 'd', 400);
 	memcpy(longpath, "/x/", 3);
@@ -150,6 +152,8 @@ static void check_subs(const struct profile *p, const char *longpath)
 	f = s ? profile_file_at(profile_files(p), s->key) : NULL;
 	ok(f && f->kind == FD_REG && f->flags == PF_APPEND &&
 	   f->blksize == 4096, "a file, O_APPEND, its blksize");
+	ok(f && f->backing == FD_BACKING_NONE,
+	   "on tmpfs (the agent's statfs type): no device behind it");
 	snprintf(tail, sizeof(tail), "...%s",
 		 longpath + strlen(longpath) - (PROFILE_PATH_MAX - 4));
 	s = sub_of(p, tail, NULL, SYS_read);

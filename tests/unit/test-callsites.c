@@ -179,7 +179,8 @@ static void test_section(void)
 	struct report_opts o = { .format = FMT_TABLE };
 	const struct profile_breakdown *b;
 	struct profile p;
-	char *text, site[PROFILE_LABEL_MAX];
+	char *text, *site;
+	double share;
 
 	sample(&p, st);
 	b = profile_callsites(&p);
@@ -196,10 +197,61 @@ static void test_section(void)
 		  "  (2 more call sites: 9 calls)\n"),
 	   "--top-sites 1: the rest summed up");
 	free(text);
-	ok(callsites_dominant(&p, profile_row_find(&p, "write"), &o, site,
-			      sizeof(site)) > 0.96 &&
-	   !strcmp(site, "emit_byte <- work (app)"),
-	   "the dominant site, named");
+	share = callsites_dominant(&p, profile_row_find(&p, "write"), &o,
+				   &site);
+	ok(share == 300.0 / 310 && !strcmp(site, "emit_byte <- work (app)"),
+	   "the dominant site, named, its share the section's 96.8%% (300 of "
+	   "310 calls, not of the 309 with a stack): %.4f", share);
+	free(site);
+	p.stack_sample = 10;
+	share = callsites_dominant(&p, profile_row_find(&p, "write"), &o,
+				   &site);
+	ok(share == 1.0, "sampled 1 in 10: scaled, as the section's 100.0%%");
+	free(site);
+	p.stack_sample = 0;
+	profile_release(&p);
+	tracer_stacks_free(st);
+}
+
+/* Three 199-byte function names: a site longer than any line buffer. */
+static void test_long_site(void)
+{
+	struct tracer_stacks *st = tracer_stacks_new();
+	struct profile_stack_cache c = { NULL, 0 };
+	struct report_opts o = { .format = FMT_TABLE };
+	struct tracer_frame f[5] = {
+		{ .function = "write", .object = LIBC, .offset = 0x10 },
+	};
+	char name[3][200], want[700], *site = NULL, *text = NULL;
+	struct profile p;
+	size_t len = 0;
+	FILE *m;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		memset(name[i], 'a' + i, sizeof(name[i]) - 1);
+		name[i][sizeof(name[i]) - 1] = '\0';
+		f[1 + i] = (struct tracer_frame){ .function = name[i],
+						  .object = APP, .offset = 1 };
+	}
+	f[4] = (struct tracer_frame){ .function = "_start", .object = APP };
+	snprintf(want, sizeof(want), "%s <- %s <- %s <- _start (app)",
+		 name[0], name[1], name[2]);
+	profile_init(&p);
+	calls(&p, &c, st, "write", 1000,
+	      tracer_stacks_intern(st, f, 5, false), 1000);
+	callsites_dominant(&p, profile_row_find(&p, "write"), &o, &site);
+	ok(site && strlen(site) > 512 && !strcmp(site, want),
+	   "a call site of %zu bytes, whole: %.40s...", strlen(want),
+	   site ? site : "(none)");
+	free(site);
+	m = open_memstream(&text, &len);
+	findings_run(m, &p, &o, "tiny-io");
+	fclose(m);
+	ok(strstr(text, want) && strstr(text, " (app). A 64 KiB buffer"),
+	   "... and in the tiny-io finding");
+	free(text);
+	profile_stack_cache_release(&c);
 	profile_release(&p);
 	tracer_stacks_free(st);
 }
@@ -363,6 +415,7 @@ int main(void)
 	test_stack_table();
 	test_key();
 	test_section();
+	test_long_site();
 	test_folded();
 	test_json();
 	test_pprof();

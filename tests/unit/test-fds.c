@@ -10,7 +10,11 @@
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "tracer/tracer.h"
 #include "tap.h"
@@ -178,6 +182,59 @@ static void test_describe(void)
 	close(fd);
 }
 
+/* The backing a stat of mode on device dev, of filesystem fstype, gives. */
+static enum fd_backing backing(mode_t mode, dev_t dev, unsigned long fstype)
+{
+	struct stat st = { .st_mode = mode, .st_dev = dev, .st_blksize = 4096 };
+	struct fd_desc d = { .path = "/x" };
+
+	fd_desc_set_stat(&d, &st, fstype);
+	return d.backing;
+}
+
+/*
+ * Whether a block device is behind a file: a device number of major 0
+ * is an anonymous one, and only the filesystem's type then tells.
+ */
+static void test_backing(void)
+{
+	struct fd_desc d = { .path = "/x" };
+	char path[] = "/dev/shm/iotrace-fds-XXXXXX";
+	struct statfs sf;
+	int fd;
+
+	is_int(backing(S_IFREG, makedev(254, 1), 0), FD_BACKING_DEVICE,
+	       "a file on a block device (ext4 on /dev/vda1)");
+	is_int(backing(S_IFBLK, 0, 0), FD_BACKING_DEVICE, "a block device");
+	is_int(backing(S_IFREG, makedev(0, 45), TMPFS_MAGIC), FD_BACKING_NONE,
+	       "a file on tmpfs: none");
+	is_int(backing(S_IFDIR, makedev(0, 22), PROC_SUPER_MAGIC),
+	       FD_BACKING_NONE, "a directory of /proc: none");
+	is_int(backing(S_IFREG, makedev(0, 50), BTRFS_SUPER_MAGIC),
+	       FD_BACKING_DEVICE, "btrfs: anonymous numbers, on a device");
+	is_int(backing(S_IFREG, makedev(0, 60), 0x794c7630),
+	       FD_BACKING_UNKNOWN, "overlayfs: not known");
+	is_int(backing(S_IFREG, makedev(0, 60), 0), FD_BACKING_UNKNOWN,
+	       "no filesystem type: not known");
+	is_int(backing(S_IFCHR, makedev(0, 5), TMPFS_MAGIC), FD_BACKING_NONE,
+	       "a character device (/dev/zero): none");
+	is_int(backing(S_IFIFO, makedev(0, 14), 0), FD_BACKING_NONE,
+	       "a pipe: none");
+	fd_desc_set_stat(&d, NULL, 0);
+	is_int(d.backing, FD_BACKING_UNKNOWN, "no stat: not known");
+	fd = mkstemp(path);
+	if (fd < 0 || fstatfs(fd, &sf) < 0 || sf.f_type != TMPFS_MAGIC) {
+		ok(1, "# SKIP /dev/shm is not tmpfs here");
+	} else {
+		fd_describe(getpid(), fd, &d);
+		is_int(d.backing, FD_BACKING_NONE, "%s: none behind it", path);
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	test_cache();
@@ -185,5 +242,6 @@ int main(void)
 		test_personalities();
 	test_evict();
 	test_describe();
+	test_backing();
 	return done_testing();
 }

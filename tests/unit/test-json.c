@@ -57,7 +57,8 @@ static void sample_files(struct profile *p)
 	p->calibrated = true;
 	out = file(p, "/tmp/out \"x\"", FD_REG, PF_DIRECT | PF_DSYNC, 4096,
 		   512);
-	pipe = file(p, "pipe:[7]", FD_PIPE, 0, 4096, 0);
+	pipe = file_backed(p, "pipe:[7]", FD_PIPE, 0, 4096, 0,
+			   FD_BACKING_NONE);
 	zero = file(p, "/dev/zero", FD_CHR, 0, 4096, 0);
 	add_io(p, "splice", out, pipe, 3, 65536, 65536);
 	add_io(p, "pwrite64", out, PROFILE_FILE_NONE, 5, 1130, 1130);
@@ -230,6 +231,15 @@ static void test_files_round_trip(void)
 	is_int(profile_file_at(b, 0)->flags, PF_DIRECT | PF_DSYNC, "flags");
 	is_int(profile_file_at(b, 2)->kind, FD_CHR, "kind");
 	is_int(profile_file_at(b, 0)->lbs, 512, "logical block size");
+	ok(strstr(j1, "\"lbs\": 512,\n      \"device\": true\n") &&
+	   strstr(j1, "\"lbs\": 0,\n      \"device\": false\n"),
+	   "\"device\": true on a block device, false on none");
+	is_int(profile_file_at(b, 0)->backing, FD_BACKING_DEVICE,
+	       "a block device behind the file, loaded");
+	is_int(profile_file_at(b, 1)->backing, FD_BACKING_NONE,
+	       "none behind the pipe");
+	is_int(profile_file_at(b, 2)->backing, FD_BACKING_UNKNOWN,
+	       "not known: no \"device\", and not known loaded");
 	is_str(profile_row_name(&q.rows[b->subs[1].row], name, sizeof(name)),
 	       "pwrite64", "io row by name");
 	is_int(b->subs[0].key2, 1, "pair destination");
@@ -313,6 +323,37 @@ static char *mutate(const char *json, const char *from, const char *to)
 	return out;
 }
 
+/*
+ * A file saved before "device" was written: a file with a logical block
+ * size (which /sys gives a block device only) has one behind it, the
+ * others are not known.
+ */
+static void test_before_device(void)
+{
+	struct load_error e = { 0, "" };
+	const struct profile_breakdown *b;
+	struct profile p, q;
+	char *j1, *j2, *old;
+
+	sample(&p);
+	j1 = render(&p, FMT_JSON);
+	j2 = mutate(j1, ",\n      \"device\": true", "");
+	old = mutate(j2, ",\n      \"device\": false", "");
+	profile_init(&q);
+	is_int(profile_from_json(&q, old, strlen(old), &e), 0,
+	       "a file without \"device\" loads (%s)", e.msg);
+	b = profile_files(&q);
+	ok(!strstr(old, "device") &&
+	   profile_file_at(b, 0)->backing == FD_BACKING_DEVICE &&
+	   profile_file_at(b, 1)->backing == FD_BACKING_UNKNOWN,
+	   "a logical block size: a device; none: not known");
+	free(j1);
+	free(j2);
+	free(old);
+	profile_release(&p);
+	profile_release(&q);
+}
+
 /* at: where the error is; off: lines from there (-1: the row's '{'). */
 static const struct {
 	const char *title, *from, *to, *at;
@@ -373,6 +414,9 @@ static const struct {
 	  "files[0].blksize: must be 0 to 4294967295, got 4294967296" },
 	{ "missing lbs", "\"lbs\": 0", "\"lbz\": 0", "\"path\": \"pipe", -1,
 	  "files[1].lbs: missing" },
+	{ "device not a boolean", "\"device\": false", "\"device\": 0",
+	  "\"device\": 0", 0, "files[1].device: expected true or false, "
+	  "got an integer" },
 	{ "control character in a path", "\"pipe:[7]\"",
 	  "\"pipe:\\u001b[7]\"", "\"pipe:", 0,
 	  "files[1].path: control character in a path" },
@@ -488,13 +532,35 @@ static char *fixture(const char *name, size_t *len)
 }
 
 /*
+ * Whether doc's files have "device": true where they have a logical block
+ * size and no "device" elsewhere, taken out of them for a comparison.
+ */
+static bool device_gained(json_t *doc)
+{
+	json_t *f, *dev;
+	bool right = true;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "files"), i, f) {
+		dev = json_object_get(f, "device");
+		if (json_integer_value(json_object_get(f, "lbs")))
+			right = right && json_is_true(dev);
+		else
+			right = right && !dev;
+		json_object_del(f, "device");
+	}
+	return right;
+}
+
+/*
  * A file saved before breakdowns were generic (iotrace at 0e5694a, a
  * shell running dd with a refused O_DIRECT size, cat and dd: pairs,
  * flags, findings): it loads, prints the report that iotrace printed
  * for it then (block-misfit now worded as a neutral fact through the
  * page cache; % time, usecs/call, the total and the order of rows of
  * equal seconds now from the seconds cells as printed), and saves as
- * it was with "breakdowns" (and a null "baseline") added.
+ * it was with "breakdowns" (and a null "baseline") added, and "device"
+ * on its files on a block device.
  */
 static void test_saved_before_breakdowns(void)
 {
@@ -524,6 +590,8 @@ static void test_saved_before_breakdowns(void)
 	   "and \"baseline\": null");
 	json_object_del(doc, "breakdowns");
 	json_object_del(doc, "baseline");
+	ok(device_gained(doc), "its files on a device (a logical block "
+	   "size) gain \"device\": true, the others nothing");
 	again = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	ok(again && len == strlen(again) + 1 &&
 	   !strncmp(text, again, len - 1) && text[len - 1] == '\n',
@@ -659,6 +727,7 @@ int main(void)
 {
 	test_round_trip();
 	test_files_round_trip();
+	test_before_device();
 	test_older_file();
 	test_saved_before_breakdowns();
 	if (syscall_npers > 1)

@@ -235,6 +235,90 @@ static void test_count_only(void)
 	free(t);
 }
 
+/* Adds a finding of rule about `about` to pt, as findings_collect() would. */
+static void say(struct sweep_point *pt, const char *rule, const char *about,
+		const char *text)
+{
+	struct findings *fs = &pt->findings;
+
+	fs->v = realloc(fs->v, (fs->n + 1) * sizeof(*fs->v));
+	fs->v[fs->n++] = (struct finding){ rule, strdup(about), strdup(text) };
+}
+
+#define MISFIT "write to /x: 18,560 of 18,560 calls asked 1,130 bytes, " \
+	"which neither fills nor divides its block size 4096: through the " \
+	"page cache this costs little, the kernel merges partial blocks; it " \
+	"matters with O_DIRECT or O_SYNC."
+
+static void test_findings_whole(void)
+{
+	struct sweep_point pts[3];
+	struct sweep s = { .key = "bs", .repeat = 1, .npoints = 3,
+			   .points = pts };
+	char copy[700], want[720], *t;
+	size_t i;
+
+	point(&pts[0], "1024", 20000000, 20971520, 20480, 10000000);
+	point(&pts[1], "1130", 20000000, 20972800, 18560, 10000000);
+	point(&pts[2], "4096", 10000000, 20971520, 5120, 10000000);
+	say(&pts[1], "block-misfit", "write /x", MISFIT);
+	memset(copy, 'p', sizeof(copy) - 1);
+	copy[sizeof(copy) - 1] = '\0';
+	memcpy(copy, "read+write pairs ", 17);
+	say(&pts[2], "user-copy", "/in /out", copy);
+	t = table(&s);
+	ok(strstr(t, "Findings that differ between points:\n"
+		  "  bs=1130: " MISFIT "\n") != NULL,
+	   "a finding with '; ' in it, on one line, whole");
+	ok(!strstr(t, "\n  bs=1130: it matters"), "... not split there");
+	snprintf(want, sizeof(want), "\n  bs=4096: %s\n", copy);
+	ok(strstr(t, want) != NULL, "a finding of %zu bytes, whole",
+	   strlen(copy));
+	free(t);
+	for (i = 0; i < 3; i++)
+		sweep_point_release(&pts[i]);
+}
+
+#define DEVICE(n) n " calls waited for the device (O_DIRECT or O_SYNC " \
+	"I/O) and took 62% of syscall time."
+#define TINY(n) "write: 20,483 calls averaging " n " bytes."
+
+static void test_findings_once(void)
+{
+	struct sweep_point pts[3];
+	struct sweep s = { .key = "bs", .repeat = 1, .npoints = 3,
+			   .points = pts };
+	char *t;
+	size_t i;
+
+	point(&pts[0], "1024", 20000000, 20971520, 20480, 10000000);
+	point(&pts[1], "1130", 20000000, 20972800, 18560, 10000000);
+	point(&pts[2], "4096", 10000000, 20971520, 5120, 10000000);
+	say(&pts[0], "tiny-io", "write", TINY("1,023"));
+	say(&pts[0], "after-blocking", "", DEVICE("20,480"));
+	say(&pts[1], "tiny-io", "write", TINY("1,129"));
+	say(&pts[1], "block-misfit", "write /x", MISFIT);
+	say(&pts[2], "tiny-io", "write", TINY("4,095"));
+	say(&pts[2], "after-blocking", "", DEVICE("5,120"));
+	t = table(&s);
+	ok(strstr(t, "\nFindings that differ between points:\n"
+		  "  bs=1024,4096 (figures at bs=1024): " DEVICE("20,480")
+		  "\n  bs=1130: " MISFIT "\n") != NULL,
+	   "each finding once, with the points it holds at");
+	ok(!strstr(t, "bs=4096: "), "... not again at a later point");
+	ok(!strstr(t, "tiny-io") && !strstr(t, "averaging"),
+	   "a finding at every point is left out, whatever its figures");
+	free(t);
+	free(pts[2].findings.v[1].text);
+	pts[2].findings.v[1].text = strdup(DEVICE("20,480"));
+	t = table(&s);
+	ok(strstr(t, "\n  bs=1024,4096: " DEVICE("20,480") "\n") != NULL,
+	   "the same figures at each: nothing more said");
+	free(t);
+	for (i = 0; i < 3; i++)
+		sweep_point_release(&pts[i]);
+}
+
 static void test_svg(void)
 {
 	struct sweep_point pts[2];
@@ -269,6 +353,8 @@ int main(void)
 	test_point();
 	test_best_and_table();
 	test_count_only();
+	test_findings_whole();
+	test_findings_once();
 	test_svg();
 	return done_testing();
 }
