@@ -294,35 +294,30 @@ out_abort:
 
 int exec_child(int argc, char **argv, struct tracer_target *target)
 {
-	char path[PATH_MAX], **args;
+	char path[PATH_MAX];
 	int err;
 
+	(void)argc;	/* argv ends with NULL, as execv wants it */
 	err = tracer_resolve(argv[0], path, sizeof(path));
 	if (err < 0) {
 		error("%s: %s", argv[0], strerror(-err));
 		return err == -ENOENT ? 127 : 126;
 	}
-	/* execv gets the resolved path; the profile keeps what was typed. */
-	args = calloc((size_t)argc + 1, sizeof(*args));
-	if (!args || !(args[0] = strdup(path))) {
-		free(args);
+	/* execv gets the resolved path and argv as typed, argv[0] too. */
+	target->kind = TARGET_COMMAND;
+	target->command.argv = argv;
+	target->command.path = strdup(path);
+	if (!target->command.path) {
 		error("out of memory");
 		return 1;
 	}
-	memcpy(args + 1, argv + 1, (size_t)argc * sizeof(*args));
-	target->kind = TARGET_COMMAND;
-	target->argv = args;
 	return 0;
 }
 
 void exec_child_release(struct tracer_target *target)
 {
-	char **args = target->argv;
-
-	if (args)
-		free(args[0]);
-	free(args);
-	target->argv = NULL;
+	free(target->command.path);
+	target->command.path = NULL;
 }
 
 int cmd_trace(struct cli_opts *o, int argc, char **argv)

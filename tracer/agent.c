@@ -107,7 +107,7 @@ static const char *agent_unsuited(const struct tracer_opts *opts,
 	(void)opts;
 	if (target->kind != TARGET_COMMAND)
 		return NULL;
-	why = agent_classify(target->argv[0]);
+	why = agent_classify(target->command.path);
 	return why == AGENT_WHY_NONE || why == AGENT_WHY_NOT_LOADED ? NULL :
 	       agent_why_text(why);
 }

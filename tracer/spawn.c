@@ -142,23 +142,26 @@ static void restore_signals(void)
 }
 
 /*
- * Like execvp: a file the kernel will not run (ENOEXEC: a script without
- * #!) is run by /bin/sh.  No allocation: the child is between fork and
- * exec.
+ * Like execvp: the file found runs with argv as typed (argv[0] the name,
+ * as strace and the shell pass it: a program finding itself through
+ * PATH, as gdb does, sees what it sees untraced); a file the kernel will
+ * not run (ENOEXEC: a script without #!) is run by /bin/sh as "sh path
+ * args".  No allocation: the child is between fork and exec.
  */
-static int exec_command(char **argv)
+static int exec_command(const struct tracer_command *c)
 {
 	size_t n = 0;
 
-	execv(argv[0], argv);
+	execv(c->path, c->argv);
 	if (errno == ENOEXEC) {
-		while (argv[n])
+		while (c->argv[n])
 			n++;
 		{
 			char *sh_argv[n + 2];
 
 			sh_argv[0] = (char *)"sh";
-			memcpy(sh_argv + 1, argv, (n + 1) * sizeof(*argv));
+			sh_argv[1] = c->path;
+			memcpy(sh_argv + 2, c->argv + 1, n * sizeof(*c->argv));
 			execv("/bin/sh", sh_argv);
 		}
 	}
@@ -169,7 +172,7 @@ int tracer_target_exec(const struct tracer_target *target)
 {
 	switch (target->kind) {
 	case TARGET_COMMAND:
-		return exec_command(target->argv);
+		return exec_command(&target->command);
 	case TARGET_FUNCTION:
 		return target->child.run(target->child.arg);
 	default:

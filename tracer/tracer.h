@@ -145,8 +145,12 @@ enum tracer_target_kind {
 struct tracer_target {
 	enum tracer_target_kind kind;
 	union {
-		char **argv;		/* COMMAND: argv[0] is the path to
-					   run, as tracer_resolve() gives */
+		struct tracer_command {	/* COMMAND */
+			char *path;	/* the file to run, as
+					   tracer_resolve() gives */
+			char **argv;	/* its argv as typed: argv[0]
+					   is the name, not the path */
+		} command;
 		struct tracer_child child;	/* FUNCTION */
 		struct tracer_pids {
 			const pid_t *pids;	/* PIDS: process ids */
