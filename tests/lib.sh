@@ -155,20 +155,24 @@ made_counts() {
 # can leave alike (one that traces: PTRACE_TRACEME fails with EPERM
 # under any tracer).  $unsteady: rows left out ("futex|munmap"), those
 # whose counts timing decides; made_counts leaves out rt_sigreturn and
-# forks made again after a signal.  Every run is bounded by timeout, so
-# a hang fails (exit 124) instead of hanging the suite.
+# forks made again after a signal.  $run_as: a command the three runs
+# are made through ("setpriv --reuid=..."): iotrace and strace run as
+# another user.  Every run is bounded by timeout, so a hang fails (exit
+# 124) instead of hanging the suite.
 untouched() {
 	ref=$1
 	shift
+	rm -f s t
 	if test "$ref" = strace; then
-		timeout 120 strace -f -c -o s "$@" >want 2>&1 </dev/null
+		timeout 120 $run_as strace -f -c -o s "$@" >want 2>&1 </dev/null
 		echo "exit $?" >>want
 	else
-		timeout 120 "$@" >want 2>&1 </dev/null
+		timeout 120 $run_as "$@" >want 2>&1 </dev/null
 		echo "exit $?" >>want
-		timeout 120 strace -f -c -o s "$@" >s.out 2>&1 </dev/null
+		timeout 120 $run_as strace -f -c -o s "$@" >s.out 2>&1 \
+			</dev/null
 	fi
-	timeout 120 "$IOTRACE" -o t -- "$@" >got 2>&1 </dev/null
+	timeout 120 $run_as "$IOTRACE" -o t -- "$@" >got 2>&1 </dev/null
 	echo "exit $?" >>got
 	test_cmp want got &&
 	made_counts s | grep -v -E "^(${unsteady:-rt_sigreturn}) " >s.counts &&

@@ -3,7 +3,8 @@
 # The default engine's counts equal strace -f -c's where the in-process
 # agent's did not (issue 20): a read left by siglongjmp from its signal
 # handler, reads the kernel makes again (SA_RESTART), 200 processes of
-# 10 forks each; and they stay so when iotrace itself is stopped for a
+# 10 forks each, a non-dumpable process traced by an iotrace with no
+# privilege; and they stay so when iotrace itself is stopped for a
 # while.  iotrace killed, by SIGTERM or SIGKILL, leaves no process of
 # the command's tree behind, and touches none outside it.
 . "$(dirname "$0")/lib.sh"
@@ -46,6 +47,20 @@ test_expect_success PTRACE,STRACE '200 processes x 10 forks: every one counted' 
 	grep -q "^clone 2200 0$" t.counts &&
 	grep -q "^getppid 2000 0$" t.counts &&
 	grep -q "^wait4 2200 0$" t.counts
+'
+
+# A process that makes itself non-dumpable, traced by an iotrace with no
+# privilege (all three runs as nobody, in a directory nobody may write):
+# iotrace, its tracer still, may no longer write its memory, so what
+# its sched_getaffinity reads cannot be rewritten to the original mask
+# while iotrace and it are pinned to one CPU (it read "cpus=1,2" on two
+# CPUs: the pinned mask, then the original once its fork ended
+# pinning).  Pinning ends before that call instead.
+test_expect_success PTRACE,STRACE,ROOT 'non-dumpable, iotrace run as nobody: as untraced' '
+	mkdir nobody && chmod 777 nobody && chmod 711 "$TRASH" && cd nobody &&
+	run_as="setpriv --reuid=65534 --regid=65534 --clear-groups" \
+		untouched untraced "$HELPERS/nodump" 5 &&
+	grep -q "^dumpable=0 cpus=\([0-9]*\),\1 forked=1$" got
 '
 
 # iotrace stopped while the command forks (6,000 forks of 20
