@@ -140,9 +140,10 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 		  int argc, char **argv, struct profile *p);
 
 /*
- * A command target: argv, PATH searched as by execvp.  0, or the exit
- * status for a command that cannot run (127, 126), with the reason
- * printed.  exec_child_release() frees what it allocated.
+ * A command target: argv (NULL-terminated, kept as it is: it must outlive
+ * the target), PATH searched as by execvp.  0, or the exit status for a
+ * command that cannot run (127, 126), with the reason printed.
+ * exec_child_release() frees what it allocated.
  */
 int exec_child(int argc, char **argv, struct tracer_target *target);
 void exec_child_release(struct tracer_target *target);

@@ -15,19 +15,8 @@ forks() {
 		$(count vfork)))
 }
 
-# rt_sigreturn counts the shell's SIGCHLD handlers (two children's
-# signals may merge into one) and its "errors" are the register it
-# restores; strace's own runs differ there, so the row is left out.  A
-# fork that a child's SIGCHLD interrupts fails with ERESTARTNOINTR and is
-# made again: one more call and one more error, as timing decides
-# (strace's run: clone 3 1 in 1 run of 15 under load, iotrace's clone 2
-# 0); the forks that succeeded are compared.
-steady_counts() {
-	table_counts "$1" | grep -v "^rt_sigreturn " |
-	awk '$1 ~ /^(clone|clone3|fork)$/ { print $1, $2 - $3, 0; next }
-	     { print }'
-}
-
+# made_counts (lib.sh): the tables of two runs that fork, less what
+# timing decides (rt_sigreturn, forks made again after a signal).
 test_expect_success PTRACE '200 children: exact fork, getppid, wait4' '
 	"$IOTRACE" -o t -- "$HELPERS/forker" 200 &&
 	test "$(forks)" = 200 &&
@@ -65,7 +54,7 @@ test_expect_success PTRACE,STRACE 'vfork children are followed like strace' '
 	strace -f -c -o s sh -c "$cmd" &&
 	"$IOTRACE" -o t -- sh -c "$cmd" &&
 	test "$(count vfork)" = 1 &&
-	steady_counts s >want && steady_counts t >got &&
+	made_counts s >want && made_counts t >got &&
 	test_cmp want got
 '
 
@@ -73,7 +62,7 @@ test_expect_success PTRACE,STRACE 'grandchildren are followed like strace' '
 	cmd="sh -c \"sh -c \\\"$HELPERS/forker 3\\\"\"" &&
 	strace -f -c -o s sh -c "$cmd" &&
 	"$IOTRACE" -o t -- sh -c "$cmd" &&
-	steady_counts s >want && steady_counts t >got &&
+	made_counts s >want && made_counts t >got &&
 	test_cmp want got &&
 	test "$(count getppid)" -ge 3
 '

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The traced command sees exactly what it sees without iotrace:
-# environment, working directory, CPU affinity, resource limits, open
+# The traced command sees exactly what it sees without iotrace: its
+# argv, environment, working directory, CPU affinity, resource limits, open
 # descriptors, signal dispositions and mask, umask; its output is
 # byte-identical.  And iotrace's memory does not grow with the number of
 # syscalls.
@@ -33,12 +33,15 @@ test_expect_success PTRACE 'argv is as typed, argv[0] too' '
 '
 
 # A file the kernel will not run (no #!) is run by /bin/sh as execvp
-# runs it: /bin/sh FILE ARGS...
+# runs it: /bin/sh PATH ARGS...
 test_expect_success PTRACE 'a script without #! is run as execvp runs it' '
-	mkdir -p bin && printf "echo \"\$0 \$*\"\n" >bin/noshebang &&
+	mkdir -p bin && printf "echo \"\$0\" \"\$@\"\n" >bin/noshebang &&
 	chmod +x bin/noshebang &&
-	PATH=$PWD/bin:$PATH "$IOTRACE" -o t -- noshebang a b >got &&
-	echo "$PWD/bin/noshebang a b" >want && test_cmp want got
+	env PATH="$PWD/bin:$PATH" noshebang a "b c" >want &&
+	PATH="$PWD/bin:$PATH" "$IOTRACE" -o t -- noshebang a "b c" >got &&
+	test_cmp want got &&
+	echo "$PWD/bin/noshebang a b c" >expect &&
+	test_cmp expect got
 '
 
 test_expect_success PTRACE 'environment is identical' '

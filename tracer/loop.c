@@ -119,7 +119,7 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 	now = entry_stack(l, t, act, args, now);
 	t->entry_ns = now;
 	if (l->pin.active)
-		pin_at_entry(&l->pin, t->tid, arch, (int)nr);
+		pin_at_entry(&l->pin, t->tid, arch, (int)nr, args);
 	if (act & ACT_CLONE)
 		clone_keep_traced(t->tid, arch, (int)nr, args);
 	if (act & ACT_SECCOMP)

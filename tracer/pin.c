@@ -8,14 +8,15 @@
  *
  * The CPU mask is part of the program's environment (sort and nproc read
  * it), so the program must not notice: sched_getaffinity on itself has
- * its result rewritten to the original mask at the exit stop, and as soon
- * as a second task exists (the first fork or thread) every task gets the
- * original mask back for good.  If the program sets its own mask, that
- * wins and pinning ends.  Which calls those are is a fact of the syscall
- * table (SF_GETAFFINITY, SF_SETAFFINITY), in every personality: a lone
- * 32-bit program is fixed up like a 64-bit one.  /proc/self/status
- * shows the pinned mask while pinning lasts: that is documented, not
- * hidden.
+ * its result rewritten to the original mask at the exit stop (or, where
+ * iotrace may not write the task's memory, pinning ends before the call
+ * runs), and as soon as a second task exists (the first fork or thread)
+ * every task gets the original mask back for good.  If the program sets
+ * its own mask, that wins and pinning ends.  Which calls those are is a
+ * fact of the syscall table (SF_GETAFFINITY, SF_SETAFFINITY), in every
+ * personality: a lone 32-bit program is fixed up like a 64-bit one.
+ * /proc/self/status shows the pinned mask while pinning lasts: that is
+ * documented, not hidden.
  */
 #include <errno.h>
 #include <sched.h>
@@ -52,6 +53,32 @@ void pin_end(struct pin *pin, pid_t parent, pid_t child)
 	pin->active = false;
 }
 
+/* A call about the task itself (pid 0 or its own); while pinned it is
+   alone. */
+static bool about_itself(pid_t tid, const uint64_t *args)
+{
+	pid_t target = (pid_t)args[0];
+
+	return target == 0 || target == tid;
+}
+
+/*
+ * Whether iotrace may write the task's memory: not when it is not
+ * dumpable (PR_SET_DUMPABLE 0, a set-user-ID program) and iotrace has no
+ * privilege over it, though it traces it.  One byte of the buffer read
+ * tells (EPERM); a bad buffer fails the call itself, with no result to
+ * rewrite.
+ */
+static bool may_write(pid_t tid, uint64_t addr)
+{
+	char byte;
+	struct iovec local = { &byte, 1 };
+	struct iovec remote = { (void *)(uintptr_t)addr, 1 };
+
+	return process_vm_readv(tid, &local, 1, &remote, 1, 0) == 1 ||
+	       errno != EPERM;
+}
+
 /*
  * At the entry of a call that makes a task (fork, vfork, clone, clone3:
  * FX_CHILD in the syscall table): pinning ends before the task exists, so
@@ -60,14 +87,21 @@ void pin_end(struct pin *pin, pid_t parent, pid_t child)
  * them, and at the call's exit a vfork child or a quick one would already
  * have run, or forked, pinned.  Without the filter (the only mode of
  * --no-follow) every entry stops.  A call that then fails has ended
- * pinning for nothing, which only costs speed.
+ * pinning for nothing, which only costs speed.  So it does at the entry
+ * of a sched_getaffinity whose result iotrace could not rewrite at its
+ * exit (may_write()): the call reads the original mask itself.
  */
-void pin_at_entry(struct pin *pin, pid_t tid, uint32_t arch, int nr)
+void pin_at_entry(struct pin *pin, pid_t tid, uint32_t arch, int nr,
+		  const uint64_t *args)
 {
 	int pnr, pers = syscall_locate(arch, nr, &pnr);
 	const struct syscall_fact *f = syscall_fact(pers, pnr);
 
-	if (f && f->fx == FX_CHILD)
+	if (!f)
+		return;
+	if (f->fx == FX_CHILD ||
+	    ((f->flags & SF_GETAFFINITY) && about_itself(tid, args) &&
+	     !may_write(tid, args[2])))
 		pin_end(pin, tid, 0);
 }
 
@@ -92,10 +126,8 @@ void pin_fixup(struct pin *pin, pid_t tid, uint32_t arch, int nr,
 {
 	int pnr, pers = syscall_locate(arch, nr, &pnr);
 	const struct syscall_fact *f = syscall_fact(pers, pnr);
-	pid_t target = (pid_t)args[0];
 
-	/* Only calls about the task itself; while pinned it is alone. */
-	if (!f || ret < 0 || (target != 0 && target != tid))
+	if (!f || ret < 0 || !about_itself(tid, args))
 		return;
 	if ((f->flags & SF_GETAFFINITY) && ret > 0)
 		rewrite_mask(pin, tid, args, ret);

@@ -130,8 +130,12 @@ struct pin {
 void pin_start(struct pin *pin);
 /* A second task appeared (child tid): everyone gets orig back. */
 void pin_end(struct pin *pin, pid_t parent, pid_t child);
-/* At the entry of any call: one that makes a task ends pinning. */
-void pin_at_entry(struct pin *pin, pid_t tid, uint32_t arch, int nr);
+/*
+ * At the entry of any call: one that makes a task ends pinning, and so
+ * does a sched_getaffinity whose result could not be rewritten.
+ */
+void pin_at_entry(struct pin *pin, pid_t tid, uint32_t arch, int nr,
+		  const uint64_t *args);
 /* At the exit of a FIXUP call: make sched_getaffinity tell orig. */
 void pin_fixup(struct pin *pin, pid_t tid, uint32_t arch, int nr,
 	       const uint64_t *args, int64_t ret);
