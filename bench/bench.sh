@@ -32,13 +32,13 @@ tarpipe|sh $work/tarpipe.sh
 threads|$HELPERS/writeloop $work/mt.out 25000 1 4"
 
 # Modes: name and the prefix that traces a command.  iotrace is the
-# default engine (auto: the agent where it can run); the others are the
-# ptrace engine's (-e trace= and --no-seccomp take it under auto too).
+# default engine (auto: the ptrace engine, with its seccomp filter);
+# iotrace-agent the experimental agent engine, for comparison.
 modes="untraced|
 strace|strace -f -c -o $work/s.txt
 strace-bpf-write|strace -f -c --seccomp-bpf -e trace=write -o $work/s.txt
 iotrace|$IOTRACE -o $work/i.txt --
-iotrace-ptrace|$IOTRACE --engine=ptrace -o $work/i.txt --
+iotrace-agent|$IOTRACE --engine=agent -o $work/i.txt --
 iotrace-no-seccomp|$IOTRACE --no-seccomp -o $work/i.txt --
 iotrace-count-only|$IOTRACE --engine=ptrace --count-only -o $work/i.txt --
 iotrace-write|$IOTRACE -e trace=write -o $work/i.txt --
@@ -123,10 +123,8 @@ check() { # label value limit
 echo
 echo "targets (ratios from part 1):"
 : >targets.json
-check "$(ratio "$(wall_of dd iotrace-ptrace)" "$(wall_of dd strace)")" 0.8 \
-	"dd, all timed: iotrace --engine=ptrace / strace -f -c"
 check "$(ratio "$(wall_of dd iotrace)" "$(wall_of dd strace)")" 0.8 \
-	"dd, all timed: iotrace (default engine) / strace -f -c"
+	"dd, all timed: iotrace (default engine, ptrace) / strace -f -c"
 check "$(ratio "$(wall_of dd iotrace-count-only)" "$(wall_of dd strace)")" 0.6 \
 	"dd, count-only: iotrace --count-only / strace -f -c"
 check "$(ratio "$(wall_of dd iotrace-write)" "$(wall_of dd strace-bpf-write)")" 0.9 \

@@ -10,8 +10,8 @@
 # have no such simple truth, so only their wall is compared.
 # The last two cases are the fourth seed: the estimates must order the
 # splice copier and cat as their untraced runs do.
-# ENGINE picks the engine (default auto, iotrace's default: the agent
-# wherever it can run; ENGINE=ptrace gives the ptrace engine's estimate).
+# ENGINE picks the engine (default auto, iotrace's default: the ptrace
+# engine; ENGINE=agent gives the experimental agent's estimate).
 # Prints a table and writes part3.json in the current directory.
 set -eu
 : "${IOTRACE:?}" "${HELPERS:?}" "${REPS:=3}" "${ENGINE:=auto}"
