@@ -15,11 +15,15 @@
 
 static const struct cli_command commands[] = {
 	{ "run", cmd_run, "run a built-in workload traced (run --list)" },
-	{ "sweep", cmd_sweep, "run a command untraced (--repeat N, default 3) "
-	  "and once traced\n             per value of a key; --svg FILE, "
+	{ "sweep", cmd_sweep, "per value of KEY=V1,V2,..., run WORKLOAD or -- "
+	  "CMD (every {}\n             in CMD replaced by the value) untraced "
+	  "(--repeat N, default\n             3) and once traced; --svg FILE, "
 	  "--save-dir DIR, --show-output" },
-	{ "report", cmd_report, "print a saved run (JSON, strace -c) again" },
-	{ "diff", cmd_diff, "compare two saved runs: BASE NEW" },
+	{ "report", cmd_report, "print a saved run (JSON, strace -c) again: "
+	  "report FILE" },
+	{ "diff", cmd_diff, "compare two saved runs: diff [--fail-if EXPR] "
+	  "BASE NEW,\n             exit 1 when a term trips ('time>+10%', "
+	  "of BASE)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -59,7 +63,8 @@ static void print_help(void)
 	       "and prints an strace -c compatible table tied to the wall\n"
 	       "clock.\n\n"
 	       "Options:\n"
-	       "  -o FILE            write the report to FILE (default: stderr)\n"
+	       "  -o, --output FILE  write the report to FILE (default: "
+	       "stderr)\n"
 	       "      --format=FMT   table (default), json, csv,\n"
 	       "                     csv-breakdown (a row per syscall\n"
 	       "                     and file), or pprof (-k's call\n"
@@ -121,7 +126,8 @@ static void print_help(void)
 	printf("\n\nSubcommands:\n");
 	for (c = commands; c->name; c++)
 		printf("  %-10s %s\n", c->name, c->summary);
-	printf("\nSee iotrace(1) for everything else.\n");
+	printf("\nSUBCOMMAND --help lists a subcommand's own options; "
+	       "iotrace(1) says\neverything else.\n");
 }
 
 int parse_format(const char *s)
