@@ -332,7 +332,8 @@ static const struct cli_command *find_command(const char *word)
 /*
  * --truth needs a built-in workload (only they time their own calls);
  * --baseline needs something to run traced once (a sweep measures every
- * point untraced already).  Elsewhere they would be ignored: refused.
+ * point untraced already); --folded a traced run with -k.  Elsewhere they
+ * would be ignored: refused.
  */
 static void check_applicable(struct cli_opts *o,
 			     const struct cli_command *cmd, const char *word)
@@ -353,6 +354,8 @@ static void check_applicable(struct cli_opts *o,
 			    " runs already: --repeat N)" : "");
 	if (o->truth && !o->baseline)
 		o->baseline = BASELINE_DEFAULT_RUNS;
+	if (!cmd || run || cmd->fn == cmd_sweep)
+		stacks_check_folded(o, cmd && cmd->fn == cmd_sweep);
 }
 
 /*
@@ -406,6 +409,7 @@ static int run_attach(struct cli_opts *o, int argc, char **argv)
 		usage_error("--engine=%s: -p attaches to running processes, "
 			    "the agent is loaded only as a program starts",
 			    o->engine->name);
+	stacks_check_folded(o, false);
 	settle_options(o);
 	return cmd_attach(o);
 }
