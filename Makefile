@@ -98,6 +98,28 @@ build/helpers/static-sigsys: tests/helpers/sigsys.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -static -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
 
+# -k's tracee also linked statically and stripped (tests/t0900-callsites.sh).
+HELPER_BINS += build/helpers/callsites-static build/helpers/callsites-stripped
+build/helpers/callsites-static: tests/helpers/callsites.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -O1 -g -static -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
+build/helpers/callsites-stripped: build/helpers/callsites
+	$(Q)strip -o $@ $<
+
+# LD_PRELOAD shims for fault tests (tests/helpers/preload/NAME.c).
+PRELOAD_SRCS := $(wildcard tests/helpers/preload/*.c)
+PRELOAD_LIBS := $(PRELOAD_SRCS:tests/helpers/preload/%.c=build/helpers/%.so)
+build/helpers/%.so: tests/helpers/preload/%.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -shared -fPIC \
+		$(LDFLAGS) -o $@ $< -ldl
+
+# Everything the shell tests run but iotrace itself: one list, so that
+# `make check` and `make check-sanitize` build the same programs, each
+# on its own (tests/t0002-make.sh checks every target's).
+TEST_PROGS = build/iotrace-agent.so $(HELPER_BINS) $(HELPER32_BINS) \
+	$(PRELOAD_LIBS)
+
 build/helpers32/%: tests/helpers/%.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -m32 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -pthread
@@ -130,7 +152,7 @@ build/config.mk: scripts/configure Makefile
 demo: iotrace build/iotrace-agent.so
 	./iotrace -- dd if=/dev/zero of=build/demo.out bs=1024 count=20480
 
-check: iotrace build/iotrace-agent.so $(UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) test-deps
+check: iotrace $(UNIT_BINS) $(TEST_PROGS) test-deps
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers \
 		HELPERS32=$(CURDIR)/build/helpers32 \
 		$(PROVE) --exec '' $(UNIT_BINS) tests/t*.sh
@@ -188,15 +210,6 @@ help:
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d)
 
-# LD_PRELOAD shims for fault tests (tests/helpers/preload/NAME.c).
-PRELOAD_SRCS := $(wildcard tests/helpers/preload/*.c)
-PRELOAD_LIBS := $(PRELOAD_SRCS:tests/helpers/preload/%.c=build/helpers/%.so)
-check: $(PRELOAD_LIBS)
-build/helpers/%.so: tests/helpers/preload/%.c | build/config.mk
-	@mkdir -p $(dir $@)
-	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -shared -fPIC \
-		$(LDFLAGS) -o $@ $< -ldl
-
 # `make fuzz`: libFuzzer (clang) on the JSON loader, the strace table
 # reader, diff and --fail-if on loaded pairs (diff) and the command-line
 # value parsers (args: KEY=VALUE, sizes, -p, --duration), FUZZ_TIME
@@ -228,15 +241,6 @@ fuzz: $(FUZZ_TARGETS:%=build/fuzz/fuzz-%)
 	done
 
 .PHONY: fuzz
-
-# -k's tracee also linked statically and stripped (tests/t0900-callsites.sh).
-CALLSITES_BINS := build/helpers/callsites-static build/helpers/callsites-stripped
-check: $(CALLSITES_BINS)
-build/helpers/callsites-static: tests/helpers/callsites.c | build/config.mk
-	@mkdir -p $(dir $@)
-	$(QCC)$(CC) -O1 -g -static -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
-build/helpers/callsites-stripped: build/helpers/callsites
-	$(Q)strip -o $@ $<
 
 # `make check` replays the seeds of diff and args through the same entry
 # points, built with $(CC) and no libFuzzer (tests/fuzz/replay.c), so
@@ -305,7 +309,7 @@ $(SAN_DIR)/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c $(SAN_DI
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) -DFUZZ_NAME='"$*"' $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(SAN_DIR)/libiotrace.a $(ALL_LDLIBS)
 
-check-sanitize: $(SAN_DIR)/iotrace build/iotrace-agent.so $(SAN_UNIT_BINS) $(HELPER_BINS) $(HELPER32_BINS) $(PRELOAD_LIBS) test-deps
+check-sanitize: $(SAN_DIR)/iotrace $(SAN_UNIT_BINS) $(TEST_PROGS) test-deps
 	$(Q)rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
 	$(Q)$(SAN_ENV) IOTRACE=$(CURDIR)/$(SAN_DIR)/iotrace \
 		HELPERS=$(CURDIR)/build/helpers HELPERS32=$(CURDIR)/build/helpers32 \

@@ -108,6 +108,12 @@ bool stacks_parse_option(struct cli_opts *o, int c);
 bool stacks_parse_report_option(struct cli_opts *o, int c);
 /* --format=pprof is binary: only with -o (a usage error otherwise). */
 void stacks_check_format(const struct cli_opts *o);
+/*
+ * --folded for traced runs (a usage error otherwise): only with -k, the
+ * stacks' one source, else the file would be written empty; never for a
+ * sweep, which writes none.  report reads a saved run's stacks instead.
+ */
+void stacks_check_folded(const struct cli_opts *o, bool sweep);
 /* The table -k unwinds into, in o->tracer; -1 with the error printed. */
 int stacks_start(struct cli_opts *o);
 void stacks_end(struct cli_opts *o);

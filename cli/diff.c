@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * `iotrace diff [-S KEY] [--format=table|json] [-o FILE] [--raw-time]
- * [--fail-if EXPR]... BASE NEW`: compare two saved runs, each an iotrace
- * JSON profile or an strace -c table.  Exit 0 whatever the difference,
- * 1 when a --fail-if term trips, 2 for bad input or a bad expression.
+ * [--fail-if EXPR]... BASE NEW` (or --help): compare two saved runs,
+ * each an iotrace JSON profile or an strace -c table.  Exit 0 whatever
+ * the difference, 1 when a --fail-if term trips, 2 for bad input or a
+ * bad expression.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,12 +14,37 @@
 #include "reports/compare/compare.h"
 
 static const struct option diff_options[] = {
+	{ "help", no_argument, NULL, 'h' },
 	{ "format", required_argument, NULL, REPORT_OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "raw-time", no_argument, NULL, REPORT_OPT_RAW_TIME },
 	{ "fail-if", required_argument, NULL, REPORT_OPT_FAIL_IF },
 	{ NULL, 0, NULL, 0 },
 };
+
+static void print_diff_help(void)
+{
+	printf("usage: iotrace diff [OPTIONS] BASE NEW\n\n"
+	       "Compares two saved runs (iotrace JSON profiles or strace -c\n"
+	       "tables): a headline, then one row per syscall, largest change\n"
+	       "in time first.  Exit 0 whatever the difference, 1 when a\n"
+	       "--fail-if term trips, 2 for bad input.\n\n"
+	       "Options:\n"
+	       "  -o, --output FILE  write the diff to FILE (default: stdout)\n"
+	       "      --format=FMT   table (default) or json\n"
+	       "  -S KEY             order by the change in time|calls|\n"
+	       "                     errors|avg-time, or by name (default:\n"
+	       "                     time)\n"
+	       "      --raw-time     times without the calibrated stop\n"
+	       "                     overhead subtracted\n"
+	       "      --fail-if EXPR exit 1 when a term trips (repeatable);\n"
+	       "                     comma-separated terms\n"
+	       "                     [SYSCALL.]time|calls|errors|wall\n"
+	       "                     >|>=|<|<= [+|-]N[%%|ns|us|ms|s]:\n"
+	       "                     'time>+10%%', 'write.calls>100';\n"
+	       "                     percentages are of BASE\n"
+	       "  -h, --help         this help\n");
+}
 
 static void parse_diff_options(struct cli_opts *o, struct fail_if *f,
 			       int argc, char **argv)
@@ -28,8 +54,12 @@ static void parse_diff_options(struct cli_opts *o, struct fail_if *f,
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:S:", diff_options,
+	while ((c = getopt_long(argc, argv, ":ho:S:", diff_options,
 				NULL)) != -1) {
+		if (c == 'h') {
+			print_diff_help();
+			exit(0);
+		}
 		if (c != REPORT_OPT_FAIL_IF) {
 			cli_parse_subcommand_option(o, c, argv);
 			continue;

@@ -15,11 +15,15 @@
 
 static const struct cli_command commands[] = {
 	{ "run", cmd_run, "run a built-in workload traced (run --list)" },
-	{ "sweep", cmd_sweep, "run a command untraced (--repeat N, default 3) "
-	  "and once traced\n             per value of a key; --svg FILE, "
+	{ "sweep", cmd_sweep, "per value of KEY=V1,V2,..., run WORKLOAD or -- "
+	  "CMD (every {}\n             in CMD replaced by the value) untraced "
+	  "(--repeat N, default\n             3) and once traced; --svg FILE, "
 	  "--save-dir DIR, --show-output" },
-	{ "report", cmd_report, "print a saved run (JSON, strace -c) again" },
-	{ "diff", cmd_diff, "compare two saved runs: BASE NEW" },
+	{ "report", cmd_report, "print a saved run (JSON, strace -c) again: "
+	  "report FILE" },
+	{ "diff", cmd_diff, "compare two saved runs: diff [--fail-if EXPR] "
+	  "BASE NEW,\n             exit 1 when a term trips ('time>+10%', "
+	  "of BASE)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -59,7 +63,8 @@ static void print_help(void)
 	       "and prints an strace -c compatible table tied to the wall\n"
 	       "clock.\n\n"
 	       "Options:\n"
-	       "  -o FILE            write the report to FILE (default: stderr)\n"
+	       "  -o, --output FILE  write the report to FILE (default: "
+	       "stderr)\n"
 	       "      --format=FMT   table (default), json, csv,\n"
 	       "                     csv-breakdown (a row per syscall\n"
 	       "                     and file), or pprof (-k's call\n"
@@ -121,7 +126,8 @@ static void print_help(void)
 	printf("\n\nSubcommands:\n");
 	for (c = commands; c->name; c++)
 		printf("  %-10s %s\n", c->name, c->summary);
-	printf("\nSee iotrace(1) for everything else.\n");
+	printf("\nSUBCOMMAND --help lists a subcommand's own options; "
+	       "iotrace(1) says\neverything else.\n");
 }
 
 int parse_format(const char *s)
@@ -326,7 +332,8 @@ static const struct cli_command *find_command(const char *word)
 /*
  * --truth needs a built-in workload (only they time their own calls);
  * --baseline needs something to run traced once (a sweep measures every
- * point untraced already).  Elsewhere they would be ignored: refused.
+ * point untraced already); --folded a traced run with -k.  Elsewhere they
+ * would be ignored: refused.
  */
 static void check_applicable(struct cli_opts *o,
 			     const struct cli_command *cmd, const char *word)
@@ -347,6 +354,8 @@ static void check_applicable(struct cli_opts *o,
 			    " runs already: --repeat N)" : "");
 	if (o->truth && !o->baseline)
 		o->baseline = BASELINE_DEFAULT_RUNS;
+	if (!cmd || run || cmd->fn == cmd_sweep)
+		stacks_check_folded(o, cmd && cmd->fn == cmd_sweep);
 }
 
 /*
@@ -400,6 +409,7 @@ static int run_attach(struct cli_opts *o, int argc, char **argv)
 		usage_error("--engine=%s: -p attaches to running processes, "
 			    "the agent is loaded only as a program starts",
 			    o->engine->name);
+	stacks_check_folded(o, false);
 	settle_options(o);
 	return cmd_attach(o);
 }

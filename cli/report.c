@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * `iotrace report FILE [--format=F] [-S KEY] [-o OUT] [--raw-time]`:
+ * `iotrace report FILE [--format=F] [-S KEY] [-o OUT] [--raw-time]` (or
+ * --help):
  * print a saved run again.  FILE is an iotrace JSON profile or a saved
  * strace -c table.  The text report is rendered from profile fields only,
  * so a JSON profile prints the same header line and table the run did.
@@ -27,6 +28,7 @@ int cli_load(struct profile *p, const char *path)
 }
 
 static const struct option report_options[] = {
+	{ "help", no_argument, NULL, 'h' },
 	{ "format", required_argument, NULL, REPORT_OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "raw-time", no_argument, NULL, REPORT_OPT_RAW_TIME },
@@ -88,6 +90,28 @@ static int render_to(const struct cli_opts *o, const struct profile *p)
 	return outfile_commit(&out);
 }
 
+static void print_report_help(void)
+{
+	printf("usage: iotrace report [OPTIONS] FILE\n\n"
+	       "Prints a saved run (an iotrace JSON profile or an strace -c\n"
+	       "table) again, as the run printed it.\n\n"
+	       "Options:\n"
+	       "  -o, --output FILE  write the report to FILE (default: "
+	       "stdout)\n"
+	       "      --format=FMT   table (default), json, csv,\n"
+	       "                     csv-breakdown, or pprof (with -o)\n"
+	       "  -S KEY             sort by time|calls|errors|name|avg-time|\n"
+	       "                     min-time|max-time|p50|p90|p99\n"
+	       "                     (default: time)\n"
+	       "      --raw-time     times without the calibrated stop\n"
+	       "                     overhead subtracted\n"
+	       "      --top-sites K  call sites shown per syscall (default 3)\n"
+	       "      --folded FILE  write the run's folded stacks (saved\n"
+	       "                     with -k) for flame graphs\n"
+	       "      --folded-weight=calls|time  what N is (default calls)\n"
+	       "  -h, --help         this help\n");
+}
+
 int cmd_report(struct cli_opts *o, int argc, char **argv)
 {
 	struct outfile folded;
@@ -96,9 +120,14 @@ int cmd_report(struct cli_opts *o, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:S:", report_options,
-				NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":ho:S:", report_options,
+				NULL)) != -1) {
+		if (c == 'h') {
+			print_report_help();
+			return 0;
+		}
 		cli_parse_subcommand_option(o, c, argv);
+	}
 	if (argc - optind != 1)
 		usage_error("report: give one saved profile (FILE.json or an "
 			    "strace -c table)");

@@ -76,6 +76,17 @@ void stacks_check_format(const struct cli_opts *o)
 			    "-o FILE.pb.gz");
 }
 
+void stacks_check_folded(const struct cli_opts *o, bool sweep)
+{
+	if (o->folded && sweep)
+		usage_error("--folded '%s': a sweep writes no folded stacks "
+			    "(with -k, --save-dir keeps each point's for "
+			    "'report --folded')", o->folded);
+	if (o->folded && !o->stacks)
+		usage_error("--folded '%s': a traced run has call sites only "
+			    "with -k", o->folded);
+}
+
 int stacks_start(struct cli_opts *o)
 {
 	if (!o->stacks)

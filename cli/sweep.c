@@ -40,6 +40,7 @@ struct sweep_opts {
 };
 
 static const struct option sweep_options[] = {
+	{ "help", no_argument, NULL, 'h' },
 	{ "repeat", required_argument, NULL, 'r' },
 	{ "svg", required_argument, NULL, 's' },
 	{ "save-dir", required_argument, NULL, 'd' },
@@ -64,6 +65,32 @@ static void parse_values(struct sweep_opts *so, char *spec)
 		usage_error("sweep: no values for '%s'", spec);
 }
 
+static void print_sweep_help(void)
+{
+	printf("usage: iotrace [OPTIONS] sweep [SWEEP-OPTIONS] KEY=V1,V2,...\n"
+	       "              (run WORKLOAD [ARGS...] | -- CMD [ARGS...])\n\n"
+	       "For each value, runs the command untraced --repeat times\n"
+	       "(its median wall, spread and MB/s), then once traced (its\n"
+	       "calls and their times): one row per value.  A workload\n"
+	       "gets KEY=value added to its keys; in CMD every {} is\n"
+	       "replaced by the value (there must be one):\n"
+	       "  iotrace sweep bs=512,4K,64K -- dd if=/dev/zero of=out "
+	       "bs={} count=100\n"
+	       "The command's stdin is /dev/null and its output hidden.\n\n"
+	       "Sweep options:\n"
+	       "      --repeat N     untraced runs per value (1 to %d,\n"
+	       "                     default 3)\n"
+	       "      --svg FILE     draw the chart (untraced MB/s, traced\n"
+	       "                     calls)\n"
+	       "      --save-dir DIR keep each value's traced profile, with\n"
+	       "                     its untraced runs, as DIR/KEY=VALUE.json\n"
+	       "      --show-output  send the command's output to stderr\n"
+	       "  -h, --help         this help\n"
+	       "iotrace's own options go before the word sweep: -o FILE\n"
+	       "(the table; default stdout), -e, --engine ... (iotrace "
+	       "--help).\n", SWEEP_MAX_REPEAT);
+}
+
 static void parse_sweep_option(struct sweep_opts *so, int c, char **argv)
 {
 	char *end;
@@ -86,6 +113,9 @@ static void parse_sweep_option(struct sweep_opts *so, int c, char **argv)
 	case 'O':
 		so->show_output = true;
 		break;
+	case 'h':
+		print_sweep_help();
+		exit(0);
 	case ':':
 		usage_error("option '%s' needs a value", argv[optind - 1]);
 	default:
@@ -100,7 +130,7 @@ static void parse_sweep(struct sweep_opts *so, int argc, char **argv)
 
 	optind = 1;
 	for (;;) {
-		while ((c = getopt_long(argc, argv, "+:", sweep_options,
+		while ((c = getopt_long(argc, argv, "+:h", sweep_options,
 					NULL)) != -1)
 			parse_sweep_option(so, c, argv);
 		if (optind >= argc)

@@ -88,6 +88,26 @@ test_expect_success 'a broken strace table' '
 	expect_bad cut.txt 10 "the table ends before its total line"
 '
 
+# Values each in range whose sums pass 2^63-1 (issue 20: a total of 26
+# calls, a share of 2e16%, diff's verdict turned around and --fail-if
+# passing where time grew): refused where the sum passed it.
+test_expect_success 'calls and times adding up past 2^63-1 (JSON)' '
+	cp "$FIXTURES/fuzz/json/overflow-calls-time.json" sums.json &&
+	line=$(grep -n "\"calls\"" sums.json | sed -n 2p | cut -d: -f1) &&
+	expect_bad sums.json "$line" "syscalls\[1\]\.calls: the calls of all syscalls add up to more than 2^63-1"
+'
+
+test_expect_success 'calls adding up past 2^63-1 (strace table)' '
+	cp "$FIXTURES/fuzz/strace/overflow-calls-time.txt" sums.txt &&
+	expect_bad sums.txt 4 "the calls of all syscalls add up to more than 2^63-1"
+'
+
+test_expect_success 'diff --fail-if: a NEW whose sums overflow is refused' '
+	( "$IOTRACE" diff --fail-if "time>+10%" good.json sums.json \
+		>out 2>err ); test $? = 2 && test ! -s out &&
+	test "$(wc -l <err)" = 1 && grep -q "^iotrace: sums.json: line" err
+'
+
 test_expect_success 'a missing file or a directory: one line, exit 2' '
 	"$IOTRACE" report nosuch.json 2>err; test $? = 2 &&
 	grep -q "^iotrace: cannot read .nosuch.json.: No such file or directory$" err &&

@@ -203,5 +203,34 @@ test_expect_success 'bad -k options are usage errors' '
 	usage --format=pprof -k
 '
 
+# folded_refused ARGS...: iotrace --folded f ARGS exits 2 with one line
+# naming --folded and f, before anything runs: no f, no output, no ran.
+folded_refused() {
+	rm -f f ran err out
+	( "$IOTRACE" --folded f "$@" >out 2>err ); rc=$?
+	test $rc = 2 || { echo "exit $rc"; cat err; return 1; }
+	test "$(wc -l <err)" = 1 &&
+	grep -q "^iotrace: --folded 'f': .*-k" err &&
+	! test -e f && ! test -s out && ! test -e ran || { cat err; return 1; }
+}
+
+# A traced run has call sites only with -k: --folded alone would write
+# an empty file (and exit 0); a sweep's traced runs write none.
+test_expect_success '--folded without -k is refused' '
+	folded_refused -- touch ran &&
+	folded_refused -o report -- touch ran &&
+	folded_refused run dd of=ran count=1
+'
+test_expect_success '--folded without -k is refused with -p' '
+	sleep 10 &
+	pid=$!
+	folded_refused -p $pid --duration 1; st=$?
+	kill $pid && test $st = 0
+'
+test_expect_success '--folded with sweep is refused, -k or not' '
+	folded_refused -k sweep n=1,2 -- touch ran{} &&
+	folded_refused sweep n=1,2 -- touch ran{}
+'
+
 # t0901 goes on with tests of its own.
 [ -n "$TEST_NO_DONE" ] || test_done

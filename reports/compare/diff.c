@@ -215,8 +215,10 @@ static void two_times(char *buf, size_t size, uint64_t a, uint64_t b)
 }
 
 /*
- * "4.1x less", "23.5% more", "the same" for an amount; for a count the
- * words differ ("83.5x fewer", "as many").
+ * "4.1x less", "23.5% more", "the same" for an amount a (BASE) -> b (NEW);
+ * for a count the words differ ("83.5x fewer", "as many").  A percentage
+ * is of BASE either way, as --fail-if's are: 100 -> 60 is 40% less, 60 ->
+ * 100 is 66.7% more.  A ratio (2x or more) is the larger over the smaller.
  */
 static void compare_words(char *buf, size_t size, uint64_t a, uint64_t b,
 			  const char *less, const char *same)
@@ -231,8 +233,8 @@ static void compare_words(char *buf, size_t size, uint64_t a, uint64_t b,
 	else if (big / small >= 2)
 		snprintf(buf, size, "%.1fx %s", big / small, dir);
 	else
-		snprintf(buf, size, "%.1f%% %s", 100 * (big - small) / small,
-			 dir);
+		snprintf(buf, size, "%.1f%% %s", 100 * (big - small) /
+			 (double)a, dir);
 }
 
 static void how_much(char *buf, size_t size, uint64_t a, uint64_t b)

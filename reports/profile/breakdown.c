@@ -23,13 +23,14 @@ const struct profile_dim *const profile_dims[] = {
 	NULL,
 };
 
-#define SUB(field) { #field, offsetof(struct profile_sub, field) }
+/* Summed as the rows' counters are (profile.c); size_max is a maximum. */
+#define SUB(field, sum) { #field, offsetof(struct profile_sub, field), sum }
 const struct profile_sub_counter profile_sub_counters[] = {
-	SUB(calls),	  SUB(errors),	  SUB(einval),
-	SUB(timed),	  SUB(time_ns),	  SUB(raw_time_ns),
-	SUB(bytes_req),	  SUB(bytes_done), SUB(short_calls),
-	SUB(size_max),	  SUB(size_max_calls),
-	{ NULL, 0 },
+	SUB(calls, true),	SUB(errors, true),	SUB(einval, true),
+	SUB(timed, true),	SUB(time_ns, true),	SUB(raw_time_ns, true),
+	SUB(bytes_req, false),	SUB(bytes_done, true),	SUB(short_calls, true),
+	SUB(size_max, false),	SUB(size_max_calls, true),
+	{ NULL, 0, false },
 };
 
 uint64_t profile_sub_counter_get(const struct profile_sub *s,

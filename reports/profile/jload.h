@@ -51,6 +51,8 @@ int breakdowns_to_json(json_t *doc, const struct profile *p);
 /* Optional keys (older iotrace/1 files lack them): absent is empty. */
 int load_engine(struct jload *j, struct profile *p, json_t *doc);
 int load_breakdowns(struct jload *j, struct profile *p, json_t *doc);
+/* Pushes where sub-row i of d is: "ios[i]", "breakdowns.NAME.rows[i]". */
+void jload_push_sub(struct jload *j, const struct profile_dim *d, size_t i);
 
 /* --- the untraced estimate's ingredients (json-untraced.c) --- */
 json_t *untraced_to_json(const struct profile *p);

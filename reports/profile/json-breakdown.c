@@ -449,6 +449,16 @@ static int load_generic(struct jload *j, struct profile *p,
 	return 0;
 }
 
+void jload_push_sub(struct jload *j, const struct profile_dim *d, size_t i)
+{
+	if (!d->json_keys) {
+		jload_push_key(j, "breakdowns");
+		jload_push_key(j, d->name);
+	}
+	jload_push_key(j, place_of(d).subs);
+	jload_push_index(j, i);
+}
+
 int load_breakdowns(struct jload *j, struct profile *p, json_t *doc)
 {
 	struct profile_breakdown *b;

@@ -537,6 +537,30 @@ static int load_doc(struct jload *j, struct profile *p, json_t *doc)
 	return 0;
 }
 
+/*
+ * Values each in range can add up past what totals hold (sums.c): the
+ * file is refused at the value where a sum passed it, "syscalls[1].calls:
+ * the calls of all syscalls add up to more than 2^63-1".  Sub-rows and
+ * rows are in the profile in the order of their arrays in the file.
+ */
+static int check_sums(struct jload *j, const struct profile *p)
+{
+	struct profile_overflow o;
+	char what[160];
+
+	if (profile_check_sums(p, &o) == 0)
+		return 0;
+	profile_overflow_text(p, &o, what, sizeof(what));
+	if (o.dim) {
+		jload_push_sub(j, o.dim, o.index);
+	} else {
+		jload_push_key(j, "syscalls");
+		jload_push_index(j, o.index);
+	}
+	jload_push_key(j, o.counter);
+	return jfail(j, "%s", what);
+}
+
 /* Host facts profile_init() took from this machine are not the run's. */
 static void forget_host(struct profile *p)
 {
@@ -559,6 +583,8 @@ int profile_from_json(struct profile *p, const char *text, size_t len,
 		return load_fail(e, je.line > 0 ? (unsigned long)je.line : 1,
 				 "invalid JSON: %s", je.text);
 	err = load_doc(&j, p, doc);
+	if (!err)
+		err = check_sums(&j, p);
 	json_decref(doc);
 	if (err < 0) {
 		profile_release(p);

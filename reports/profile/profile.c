@@ -75,14 +75,20 @@ int profile_set_command(struct profile *p, int argc, char *const argv[])
 	return 0;
 }
 
-#define COUNTER(field, col) { #field, offsetof(struct profile_row, field), col }
+/*
+ * Summed: what totals add up over rows (sums.c).  Not min_ns and max_ns,
+ * nor bytes_req, which saturates (a copy_file_range asks for SSIZE_MAX
+ * bytes) and nothing totals.
+ */
+#define COUNTER(field, col, sum) \
+	{ #field, offsetof(struct profile_row, field), col, sum }
 const struct profile_counter profile_counters[] = {
-	COUNTER(calls, true),		COUNTER(errors, true),
-	COUNTER(timed, false),		COUNTER(time_ns, false),
-	COUNTER(raw_time_ns, false),	COUNTER(min_ns, false),
-	COUNTER(max_ns, false),		COUNTER(errno_other, false),
-	COUNTER(bytes_req, false),	COUNTER(bytes_done, false),
-	COUNTER(short_calls, false),	{ NULL, 0, false },
+	COUNTER(calls, true, true),	   COUNTER(errors, true, true),
+	COUNTER(timed, false, true),	   COUNTER(time_ns, false, true),
+	COUNTER(raw_time_ns, false, true), COUNTER(min_ns, false, false),
+	COUNTER(max_ns, false, false),	   COUNTER(errno_other, false, true),
+	COUNTER(bytes_req, false, false),  COUNTER(bytes_done, false, true),
+	COUNTER(short_calls, false, true), { NULL, 0, false, false },
 };
 
 uint64_t profile_counter_get(const struct profile_row *r,

@@ -133,6 +133,7 @@ struct profile_sub {
 struct profile_sub_counter {
 	const char *name;	/* JSON key and CSV header */
 	size_t offset;		/* of a uint64_t in struct profile_sub */
+	bool summed;		/* added up over sub-rows (sums.c) */
 };
 extern const struct profile_sub_counter profile_sub_counters[]; /* NULL-ended */
 uint64_t profile_sub_counter_get(const struct profile_sub *s,
@@ -464,6 +465,7 @@ struct profile_counter {
 	const char *name;	/* JSON key and CSV header */
 	size_t offset;		/* of a uint64_t in struct profile_row */
 	bool column;		/* also a table column (the CSV has it) */
+	bool summed;		/* totals add it up over rows (sums.c) */
 };
 extern const struct profile_counter profile_counters[]; /* NULL-terminated */
 /* The value of a counter; an untimed row's min_ns reads 0, not UINT64_MAX. */
@@ -671,6 +673,31 @@ int profile_add_callsite_share(struct profile *p,
  * of two.  0 when the row has no timed call.
  */
 uint64_t profile_row_percentile(const struct profile_row *r, double q);
+
+/*
+ * --- sums (sums.c) ---
+ * Every total made of a profile's counters (a summed counter over all
+ * rows or all sub-rows of a breakdown, a row's errno counts and latency
+ * buckets, a sampled run's call sites times stack_sample) fits in
+ * PROFILE_SUM_MAX: the most a saved file holds, and what diff's signed
+ * changes need.  The loaders refuse a file whose sums pass it.
+ */
+#define PROFILE_SUM_MAX ((uint64_t)INT64_MAX)
+
+/* Where a sum passed PROFILE_SUM_MAX. */
+struct profile_overflow {
+	const char *counter;	/* its JSON key: "calls"; "errnos", "hist" */
+	const struct profile_dim *dim;	/* the breakdown; NULL: the rows */
+	size_t index;		/* the row or sub-row at which it passed */
+	bool within_row;	/* the row's own errnos or hist */
+};
+
+/* 0 when every sum fits; -ERANGE with o filled at the first that does not. */
+int profile_check_sums(const struct profile *p, struct profile_overflow *o);
+/* "the calls of all syscalls add up to more than 2^63-1", into buf. */
+void profile_overflow_text(const struct profile *p,
+			   const struct profile_overflow *o, char *buf,
+			   size_t size);
 
 /*
  * --- persistence (json.c, load*.c, strace-load.c) ---

@@ -68,6 +68,7 @@ struct sload {
 	int pers;		/* the table's personality; -1: by name */
 	int next_pers;		/* what a label said of the next table */
 	uint64_t calls;		/* sum of this table's rows */
+	unsigned long total_line;	/* of the last table's total row */
 };
 
 /*
@@ -248,6 +249,15 @@ static int parse_cells(struct sload *s, char **tok, int n,
 	return 0;
 }
 
+/* A sum of the rows past PROFILE_SUM_MAX, as sums.c words it. */
+static int sums_fail(struct sload *s, const struct profile_overflow *o)
+{
+	char what[160];
+
+	profile_overflow_text(s->p, o, what, sizeof(what));
+	return load_fail(s->e, s->line, "%s", what);
+}
+
 /*
  * strace times every call it counts: timed is calls, but in a row
  * counted only ("-" seconds).  A name that says its personality is that
@@ -266,6 +276,9 @@ static int add_row(struct sload *s, const struct cells *row)
 	if (r->calls > UINT64_MAX - in->calls ||
 	    r->time_ns > UINT64_MAX - in->time_ns)
 		return load_fail(s->e, s->line, "number too large");
+	if (in->calls > PROFILE_SUM_MAX - s->calls)
+		return sums_fail(s, &(struct profile_overflow){
+			.counter = "calls" });
 	r->calls += in->calls;
 	r->errors += in->errors;
 	r->timed += row->untimed ? 0 : in->calls;
@@ -329,6 +342,7 @@ static int on_total(struct sload *s, char **tok, int n)
 	s->complete = true;
 	s->adjacent = true;
 	s->state = SEEK;
+	s->total_line = s->line;
 	return 0;
 }
 
@@ -480,6 +494,21 @@ static int read_tables(struct sload *s, FILE *f)
 	return 0;
 }
 
+/*
+ * A table's calls are checked as its rows add up (add_row); what the
+ * rows hold in the end (times, tables merged by a label) is checked
+ * whole, at the last total row: the sum a table would print there.
+ */
+static int check_sums(struct sload *s)
+{
+	struct profile_overflow o;
+
+	if (profile_check_sums(s->p, &o) == 0)
+		return 0;
+	s->line = s->total_line;
+	return sums_fail(s, &o);
+}
+
 int profile_from_strace_at(struct profile *p, FILE *f, unsigned long first_line,
 			   struct load_error *e)
 {
@@ -492,7 +521,7 @@ int profile_from_strace_at(struct profile *p, FILE *f, unsigned long first_line,
 	p->start_time = 0;
 	p->source = "strace";
 	p->exit.known = false;
-	if (read_tables(&s, f) < 0) {
+	if (read_tables(&s, f) < 0 || check_sums(&s) < 0) {
 		profile_release(p);
 		return -1;
 	}

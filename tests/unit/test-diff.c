@@ -111,7 +111,7 @@ static void test_resolution(void)
 	o.raw_time = true;
 	is_int(diff_build(&d, &a, &b, &o), 0, "raw times");
 	diff_headline(&d, line, sizeof(line));
-	ok(!strncmp(line, "NEW spends 28.6% less time", 26),
+	ok(!strncmp(line, "NEW spends 22.2% less time", 26),
 	   "--raw-time: ranked as measured (%s)", line);
 	diff_release(&d);
 	profile_release(&a);
@@ -194,6 +194,49 @@ static void test_calls_beside_time(void)
 	   "within the resolution: the calls alone (%s)", line);
 	profile_release(&a);
 	profile_release(&b);
+}
+
+/*
+ * A percentage is of BASE, whichever way the run moved: 0.458 s ->
+ * 0.271 s is 40.8% less (not 69.0%, which is of NEW), and back 69.0%
+ * more; calls alike.  2x or more apart, the ratio is said instead.
+ */
+static void test_percent_of_base(void)
+{
+	static const struct rowspec slow[] = {
+		{ "write", 1000, 458000000 }, { NULL, 0, 0 } };
+	static const struct rowspec fast[] = {
+		{ "write", 1000, 271000000 }, { NULL, 0, 0 } };
+	static const struct rowspec many[] = {
+		{ "write", 1000, 1000 }, { NULL, 0, 0 } };
+	static const struct rowspec fewer[] = {
+		{ "write", 600, 1000 }, { NULL, 0, 0 } };
+	struct profile a, b, c, d;
+	char line[256];
+
+	rows_of(&a, slow);
+	rows_of(&b, fast);
+	headline_of(&a, &b, line, sizeof(line));
+	is_str(line, "NEW spends 40.8% less time in syscalls (0.458 s -> "
+	       "0.271 s): write time 0.458 s -> 0.271 s (calls unchanged)",
+	       "less: of BASE");
+	headline_of(&b, &a, line, sizeof(line));
+	is_str(line, "NEW spends 69.0% more time in syscalls (0.271 s -> "
+	       "0.458 s): write time 0.271 s -> 0.458 s (calls unchanged)",
+	       "more: of BASE");
+	rows_of(&c, many);
+	rows_of(&d, fewer);
+	c.rows[0].timed = d.rows[0].timed = 0;
+	headline_of(&c, &d, line, sizeof(line));
+	ok(!strncmp(line, "NEW makes 40.0% fewer syscalls (1,000 -> 600)", 45),
+	   "fewer: of BASE (%s)", line);
+	headline_of(&d, &c, line, sizeof(line));
+	ok(!strncmp(line, "NEW makes 66.7% more syscalls (600 -> 1,000)", 44),
+	   "more calls: of BASE (%s)", line);
+	profile_release(&a);
+	profile_release(&b);
+	profile_release(&c);
+	profile_release(&d);
 }
 
 /* Each expression against BASE -> NEW of runs(): 1 trips, 0 not. */
@@ -437,6 +480,7 @@ int main(void)
 	test_resolution();
 	test_zero_times();
 	test_calls_beside_time();
+	test_percent_of_base();
 	test_subs();
 	test_subs_unchanged();
 	test_fail_if();

@@ -504,6 +504,71 @@ static void test_bad_json(void)
 	profile_release(&p);
 }
 
+/* The line of the nth (1-based) needle after the first `after`. */
+static unsigned long line_after(const char *text, const char *after,
+				const char *needle, int nth)
+{
+	const char *at = strstr(text, after);
+
+	while (at && nth--)
+		at = strstr(at + 1, needle);
+	return at ? line_of(text, at) : 0;
+}
+
+/*
+ * Values each in range whose sums pass 2^63-1 (issue 20: four rows of
+ * 2^63-1 calls and ns printed a total of 26 calls): refused at the
+ * value where the sum passed it, whatever the counter or breakdown.
+ */
+static void test_sums(void)
+{
+	static const char *const names[] = { "write", "read", "close",
+					     "openat" };
+	struct profile_row *r;
+	struct profile p;
+	char *json;
+	size_t i;
+
+	profile_init(&p);
+	for (i = 0; i < 4; i++) {
+		r = profile_row_get(&p, names[i]);
+		r->calls = r->timed = PROFILE_SUM_MAX;
+		r->time_ns = r->raw_time_ns = PROFILE_SUM_MAX;
+		r->min_ns = r->max_ns = 1;
+	}
+	json = render(&p, FMT_JSON);
+	bad("calls adding up past 2^63-1", json, strlen(json),
+	    line_after(json, "\"syscalls\"", "\"calls\"", 2),
+	    "syscalls[1].calls: the calls of all syscalls add up to more than "
+	    "2^63-1");
+	free(json);
+	for (i = 0; i < 4; i++)
+		p.rows[i].calls = p.rows[i].timed = 1;
+	json = render(&p, FMT_JSON);
+	bad("times adding up past 2^63-1", json, strlen(json),
+	    line_after(json, "\"syscalls\"", "\"time_ns\"", 2),
+	    "syscalls[1].time_ns: the time_ns of all syscalls add up");
+	free(json);
+	profile_release(&p);
+	sample(&p);
+	p.rows[1].errnos[0].count = PROFILE_SUM_MAX;
+	json = render(&p, FMT_JSON);
+	bad("errno counts past 2^63-1", json, strlen(json),
+	    line_after(json, "\"syscalls\"", "\"errnos\"", 2),
+	    "syscalls[1].errnos: the errno counts of 'openat' add up");
+	free(json);
+	profile_release(&p);
+	sample(&p);
+	profile_breakdown_rw(&p, &profile_dim_file)->subs[1].bytes_done =
+		PROFILE_SUM_MAX;
+	json = render(&p, FMT_JSON);
+	bad("a file's bytes past 2^63-1", json, strlen(json),
+	    line_after(json, "\"ios\"", "\"bytes_done\"", 2),
+	    "ios[1].bytes_done: the bytes_done of all file rows add up");
+	free(json);
+	profile_release(&p);
+}
+
 static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -733,6 +798,7 @@ int main(void)
 	if (syscall_npers > 1)
 		test_personalities();
 	test_bad_json();
+	test_sums();
 	test_fuzz_inputs("json", true);
 	test_fuzz_inputs("strace", false);
 	return done_testing();

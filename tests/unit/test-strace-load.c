@@ -284,6 +284,28 @@ static const struct {
 	  "'-' is not a syscall name" },
 	{ "a name that starts with a dash", HEAD RULE "1.0 0.1 1 1 -1\n", 3,
 	  "'-1' is not a syscall name" },
+	{ "calls adding up past 2^63-1", HEAD RULE
+	  "25.0 1.0 1 9223372036854775807 write\n"
+	  "25.0 1.0 1 9223372036854775807 read\n"
+	  "25.0 1.0 1 9223372036854775807 close\n"
+	  "25.0 1.0 1 9223372036854775807 openat\n" RULE
+	  "100.0 4.0 1 26 total\n", 4,
+	  "the calls of all syscalls add up to more than 2^63-1" },
+	{ "one row past 2^63-1 calls", HEAD RULE
+	  "100.0 1.0 1 9223372036854775808 write\n" RULE
+	  "100.0 1.0 1 9223372036854775808 total\n", 3,
+	  "the calls of all syscalls add up to more than 2^63-1" },
+	{ "times adding up past 2^63-1", HEAD RULE
+	  "50.0 9223372036.854775807 1 1 write\n"
+	  "50.0 9223372036.854775807 1 1 read\n" RULE
+	  "100.0 0.0 1 2 total\n", 6,
+	  "the time_ns of all syscalls add up to more than 2^63-1" },
+	{ "a 32-bit table adding up past 2^63-1 with the native one", HEAD RULE
+	  "100.0 1.0 1 9223372036854775807 write\n" RULE
+	  "100.0 1.0 1 9223372036854775807 total\n"
+	  "System call usage summary for 32 bit mode:\n" HEAD RULE
+	  "100.0 1.0 1 1 write\n" RULE "100.0 1.0 1 1 total\n", 11,
+	  "the calls of all syscalls add up to more than 2^63-1" },
 };
 
 static void test_broken(void)
