@@ -37,7 +37,7 @@ Q := @
 QCC = @echo '  CC      $@';
 endif
 
-LIB_SRCS := $(wildcard tracer/*.c reports/*/*.c workloads/*.c)
+LIB_SRCS := $(wildcard tracer/*.c tracer/*/*.c reports/*/*.c workloads/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=build/%.o) build/gen/pprof.pb-c.o
 CLI_OBJS := $(CLI_SRCS:%.c=build/%.o)

@@ -129,4 +129,22 @@ enum rw_at rw_tramp_leave(const struct rw_tramp_spec *s, uint64_t ip,
 				      size_t n),
 			  void *ctx, bool *uncount, uint64_t *elapsed_ns);
 
+/*
+ * The pool (pool.c): RW_POOL_SIZE bytes at an address picked at random
+ * per run (rw_pool_pick()), the trampolines' code first, then each
+ * process's struct rw_counters at RW_POOL_COUNTERS.
+ */
+#define RW_POOL_CODE (4ull << 20)
+#define RW_POOL_COUNTERS RW_POOL_CODE
+#define RW_POOL_SIZE (RW_POOL_CODE + ((sizeof(struct rw_counters) + 4095) & ~4095ull))
+uint64_t rw_pool_pick(void);
+/*
+ * Puts before the filter *bpf (*len instructions, malloc'd) a test that
+ * allows every call whose instruction pointer is in [lo, lo + size):
+ * page-aligned, within one 4 GiB region.  0, or -EINVAL, -ENOMEM.
+ */
+struct sock_filter;
+int rw_filter_allow_pool(struct sock_filter **bpf, unsigned short *len,
+			 uint64_t lo, uint64_t size);
+
 #endif
