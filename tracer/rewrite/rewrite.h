@@ -129,6 +129,19 @@ enum rw_at rw_tramp_leave(const struct rw_tramp_spec *s, uint64_t ip,
 				      size_t n),
 			  void *ctx, bool *uncount, uint64_t *elapsed_ns);
 
+/* Ticks to ns (tsc.c): ns = (ticks * mult) >> shift. */
+struct rw_tsc {
+	uint64_t mult;
+	unsigned shift;
+};
+/* Why the TSC cannot time calls here, or NULL. */
+const char *rw_tsc_unusable(void);
+/* The scale that turns ticks into ns; 0 or -EINVAL. */
+int rw_tsc_scale(uint64_t ticks, uint64_t ns, struct rw_tsc *t);
+/* Measured against CLOCK_MONOTONIC over ~20 ms; 0 or -EINVAL. */
+int rw_tsc_calibrate(struct rw_tsc *t);
+uint64_t rw_tsc_ns(const struct rw_tsc *t, uint64_t ticks);
+
 /*
  * The pool (pool.c): RW_POOL_SIZE bytes at an address picked at random
  * per run (rw_pool_pick()), the trampolines' code first, then each
