@@ -5,14 +5,22 @@
  * this process, rewritten as iotrace rewrites a program's (site -> jmp
  * rel32 -> island -> trampoline), then called as C functions.  What the
  * program sees must be what the plain syscall gives it, to the register
- * and to the red zone; what the counters see is exact.
+ * and to the red zone; what the counters see is exact.  A traced child
+ * then stops inside a trampoline, in its syscall or before it, and
+ * rw_tramp_leave() must take it back to the site as if it had never
+ * left.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <x86intrin.h>
 #include "tracer/rewrite/rewrite.h"
@@ -312,6 +320,7 @@ struct harness {
 	uint64_t out[H_N];	/* 128 */
 	uint64_t red_in[16];	/* 224 */
 	uint64_t red_out[16];	/* 352 */
+	int handled;		/* 480: the child's SIGUSR1 handler ran */
 };
 _Static_assert(offsetof(struct harness, in) == 32 &&
 	       offsetof(struct harness, out) == 128 &&
@@ -359,7 +368,7 @@ __asm__(
 	"	ret\n"
 	"	.size harness_call, . - harness_call\n");
 
-static struct harness *H;
+static struct harness *H;		/* shared with forked children */
 
 /* A call of fake f with (fd, buf, len), every other value a pattern. */
 static void harness_fill(int f, long fd, const void *buf, long len)
@@ -413,6 +422,330 @@ static void test_registers_kept(void)
 	close(p[1]);
 }
 
+/* --- a traced child stopped inside a trampoline --- */
+
+static int read_child(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	struct iovec local = { buf, n }, remote = { (void *)addr, n };
+
+	if (process_vm_readv(*(pid_t *)ctx, &local, 1, &remote, 1, 0) !=
+	    (ssize_t)n)
+		return -EFAULT;
+	return 0;
+}
+
+static int read_fails(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	(void)ctx, (void)addr, (void)buf, (void)n;
+	return -EIO;
+}
+
+static bool in_tramp(int f, uint64_t ip)
+{
+	return ip >= spec[f].at && ip < spec[f].at + tramp_len[f];
+}
+
+/* Whether pid is blocked in syscall nr at an ip inside fake f's
+ * trampoline (/proc/PID/syscall: "nr args... sp pc"). */
+static bool blocked_in_tramp(pid_t pid, long nr, int f)
+{
+	char path[64], buf[256], *pc;
+	long got;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	fp = fopen(path, "r");
+	if (!fp)
+		return false;
+	buf[0] = '\0';
+	if (!fgets(buf, sizeof(buf), fp))
+		buf[0] = '\0';
+	fclose(fp);
+	pc = strrchr(buf, ' ');
+	return sscanf(buf, "%ld", &got) == 1 && got == nr && pc &&
+	       in_tramp(f, strtoull(pc + 1, NULL, 16));
+}
+
+static int child_status(pid_t pid)
+{
+	int st = -1;
+
+	waitpid(pid, &st, 0);
+	return st;
+}
+
+static void child_kill(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	H->handled = 1;
+}
+
+/* The registers the program has at the site: H->in, rsp below the
+ * return address. */
+static bool regs_at_site(const struct user_regs_struct *r)
+{
+	const unsigned long long got[H_N] = {
+		r->rbx, r->rbp, r->rdx, r->rsi, r->rdi, r->r8, r->r9,
+		r->r10, r->r12, r->r13, r->r14, r->r15,
+	};
+	int i;
+
+	for (i = 0; i < H_N; i++)
+		if (got[i] != H->in[i])
+			return false;
+	return r->rsp == H->rsp_in - 8;
+}
+
+/*
+ * A read on an empty pipe, interrupted by SIGUSR1 (no SA_RESTART): at
+ * the signal-delivery stop the task is in the trampoline's syscall;
+ * taken to site + 7 with -ERESTARTSYS kept, the kernel turns that into
+ * -EINTR as it would after the original syscall.
+ */
+static void test_leave_in_syscall(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct user_regs_struct regs;
+	struct rw_cell *c;
+	uint64_t ns;
+	char buf[16];
+	bool uncount;
+	pid_t pid;
+	int p[2], i, st;
+
+	if (pipe(p))
+		return;
+	memset(C, 0, sizeof(*C));
+	c = &C->cell[fakes[F_READ].slot][p[0]];
+	harness_fill(F_READ, p[0], buf, sizeof(buf));
+	pid = fork();
+	if (pid == 0) {
+		sigaction(SIGUSR1, &sa, NULL);
+		harness_call(H);
+		_exit(0);
+	}
+	ptrace(PTRACE_SEIZE, pid, 0L, PTRACE_O_EXITKILL);
+	for (i = 0; i < 5000 && !blocked_in_tramp(pid, 0, F_READ); i++)
+		usleep(1000);
+	kill(pid, SIGUSR1);
+	st = child_status(pid);
+	if (!ok(WIFSTOPPED(st) && WSTOPSIG(st) == SIGUSR1,
+		"the child stops at SIGUSR1's delivery (0x%x)", st) ||
+	    ptrace(PTRACE_GETREGS, pid, 0L, &regs)) {
+		child_kill(pid);
+		return;
+	}
+	is_int(rw_tramp_leave(&spec[F_READ], regs.rip, &regs, __rdtsc(),
+			      read_child, &pid, &uncount, &ns),
+	       RW_AT_SYSCALL, "stopped in the trampoline's syscall");
+	ok(regs.rip == spec[F_READ].site + 7 && regs.rcx == regs.rip,
+	   "taken to site + 7, rcx as the original syscall leaves it");
+	ok(regs_at_site(&regs), "rsp and the saved registers as at the site");
+	ok((long long)regs.rax == -512 && !uncount && ns > 0,
+	   "rax -ERESTARTSYS kept, the entry stays counted, it ran %lu ns",
+	   (unsigned long)ns);
+	ok(c->calls == 1 && c->done == 0, "counted in flight: 1 call, 0 done");
+	ptrace(PTRACE_SETREGS, pid, 0L, &regs);
+	ptrace(PTRACE_CONT, pid, 0L, (void *)(long)SIGUSR1);
+	st = child_status(pid);
+	ok(WIFEXITED(st) && H->handled, "the handler ran, the child exited");
+	is_int(H->result, -EINTR, "read returned -EINTR at site + 7");
+	ok(harness_intact(), "registers and red zone intact after it");
+	is_int(c->done, 0, "the trampoline's tail never ran: iotrace counts "
+	       "the call done");
+	close(p[0]);
+	close(p[1]);
+}
+
+static int step(pid_t pid, struct user_regs_struct *r)
+{
+	int st;
+
+	if (ptrace(PTRACE_SINGLESTEP, pid, 0L, 0L))
+		return -1;
+	st = child_status(pid);
+	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
+		return -1;
+	return ptrace(PTRACE_GETREGS, pid, 0L, r) ? -1 : 0;
+}
+
+/*
+ * A child making H's call of fake f, stopped k instructions into the
+ * trampoline (or where it went if it left): single-stepped from a
+ * SIGUSR2 it raises before the call, that signal discarded.  *site: its
+ * registers at the site.  The pid, or -1 (the child killed).
+ */
+static pid_t child_stepped(int f, int k, struct user_regs_struct *site,
+			   struct user_regs_struct *now)
+{
+	int go[2], n;
+	pid_t pid;
+	char c;
+
+	if (pipe(go))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		raise(SIGUSR2);
+		harness_call(H);
+		_exit(0);
+	}
+	close(go[0]);
+	ptrace(PTRACE_SEIZE, pid, 0L, PTRACE_O_EXITKILL);
+	n = (int)write(go[1], "g", 1);
+	close(go[1]);
+	if (n != 1 || child_status(pid) != (SIGUSR2 << 8 | 0x7f))
+		goto out_kill;
+	for (n = 0; n < 100000 && now->rip != spec[f].site; n++)
+		if (step(pid, now))
+			goto out_kill;
+	*site = *now;
+	for (n = 0; n < 2; n++)	/* the site's jmp, the island's */
+		if (step(pid, now))
+			goto out_kill;
+	for (n = 0; n < k && in_tramp(f, now->rip); n++)
+		if (step(pid, now))
+			goto out_kill;
+	return pid;
+out_kill:
+	child_kill(pid);
+	return -1;
+}
+
+static uint64_t slot_calls(int slot)
+{
+	uint64_t n = 0;
+	int fd;
+
+	for (fd = 0; fd < RW_FDS; fd++)
+		n += C->cell[slot][fd].calls;
+	return n;
+}
+
+static bool regs_same_but_dead(struct user_regs_struct a,
+			       const struct user_regs_struct *b)
+{
+	a.rax = b->rax;		/* the site's mov sets it */
+	a.eflags = b->eflags;	/* the syscall's "cc" */
+	return !memcmp(&a, b, sizeof(a));
+}
+
+/*
+ * An unreadable stack undoes all (what the good one does) or nothing;
+ * *nothing counts the stops it had to read at.
+ */
+static bool all_or_nothing(const struct user_regs_struct *stop,
+			   const struct user_regs_struct *undone, int *nothing)
+{
+	struct user_regs_struct r = *stop;
+	bool uncount;
+	uint64_t ns;
+	enum rw_at at = rw_tramp_leave(&spec[F_READ], stop->rip, &r, 0,
+				       read_fails, NULL, &uncount, &ns);
+
+	if (at == RW_AT_AFTER) {
+		++*nothing;
+		return !memcmp(&r, stop, sizeof(r)) && !uncount;
+	}
+	return at == RW_AT_BEFORE && !memcmp(&r, undone, sizeof(r));
+}
+
+/* After leave: the child, resumed, must make its call once, normally. */
+static bool resumed_completes(pid_t pid, const struct user_regs_struct *r,
+			      long fd)
+{
+	struct rw_cell *c = &C->cell[fakes[F_READ].slot][fd % RW_FDS];
+	int st;
+
+	ptrace(PTRACE_SETREGS, pid, 0L, r);
+	ptrace(PTRACE_CONT, pid, 0L, 0L);
+	st = child_status(pid);
+	if (!WIFEXITED(st) || H->result != 16 || !harness_intact())
+		return false;
+	if (fd >= RW_FDS)
+		return slot_calls(fakes[F_READ].slot) == 0;
+	return c->calls == 1 && c->done == 1 && c->bytes == 16;
+}
+
+/*
+ * A read of 16 bytes waiting in a pipe, stopped after each of the
+ * trampoline's instructions in turn, up to the first stop past its
+ * syscall (RW_AT_AFTER) or out of it (fd >= RW_FDS: the original
+ * syscall's way).  Each stop before the syscall must go back to the
+ * site with the site's registers, uncount exactly when the entry was
+ * counted, and the call made again must complete once.
+ */
+static void test_leave_before(bool big_fd)
+{
+	struct user_regs_struct site, now, r;
+	int p[2], k, slot = fakes[F_READ].slot, nothing = 0;
+	bool uncount, all_or_none = true, ended = false;
+	char buf[16];
+	uint64_t ns;
+	long fd;
+	pid_t pid;
+
+	if (pipe(p) || (big_fd && dup2(p[0], 300) != 300))
+		return;
+	fd = big_fd ? 300 : p[0];
+	for (k = 0; k < 64 && !ended; k++) {
+		memset(C, 0, sizeof(*C));
+		harness_fill(F_READ, fd, buf, sizeof(buf));
+		if (write(p[1], "0123456789abcdef", 16) != 16 ||
+		    (pid = child_stepped(F_READ, k, &site, &now)) < 0) {
+			ok(0, "fd %ld, %d steps in: a stopped child", fd, k);
+			break;
+		}
+		r = now;
+		switch (rw_tramp_leave(&spec[F_READ], now.rip, &r, __rdtsc(),
+				       read_child, &pid, &uncount, &ns)) {
+		case RW_AT_BEFORE:
+			ok(r.rip == site.rip && regs_same_but_dead(r, &site),
+			   "fd %ld, %d steps in: before the syscall; back at "
+			   "the site, its registers", fd, k);
+			is_int(uncount, slot_calls(slot), "fd %ld, %d steps "
+			       "in: uncounted iff counted", fd, k);
+			all_or_none &= all_or_nothing(&now, &r, &nothing);
+			if (uncount)
+				C->cell[slot][fd].calls--;
+			ok(resumed_completes(pid, &r, fd), "fd %ld, %d steps "
+			   "in: resumed, the call is made once", fd, k);
+			break;
+		case RW_AT_SYSCALL:
+			ok(0, "fd %ld, %d steps in: in no syscall", fd, k);
+			child_kill(pid);
+			break;
+		case RW_AT_AFTER:
+			ended = true;
+			ok(!memcmp(&r, &now, sizeof(r)) && !uncount &&
+			   (in_tramp(F_READ, now.rip) ? now.rax == 16 :
+			    now.rip == spec[F_READ].site + 5),
+			   "fd %ld, %d steps in: %s; registers untouched", fd,
+			   k, in_tramp(F_READ, now.rip) ? "after the syscall"
+			   : "out of the trampoline");
+			ok(resumed_completes(pid, &r, fd), "fd %ld, %d steps "
+			   "in: resumed, the call completes", fd, k);
+			break;
+		}
+	}
+	ok(ended, "fd %ld: the steps reach the syscall's end", fd);
+	ok(all_or_none && (big_fd || nothing > 0), "fd %ld: an unreadable "
+	   "stack undoes all or nothing (nothing at %d stops)", fd, nothing);
+	if (big_fd)
+		close(300);
+	close(p[0]);
+	close(p[1]);
+}
+
 int main(void)
 {
 	H = mmap(NULL, sizeof(*H), PROT_READ | PROT_WRITE,
@@ -429,5 +762,8 @@ int main(void)
 	test_fd_out_of_cells();
 	test_noreg_and_r8();
 	test_registers_kept();
+	test_leave_in_syscall();
+	test_leave_before(false);
+	test_leave_before(true);
 	return done_testing();
 }
