@@ -37,9 +37,12 @@ Q := @
 QCC = @echo '  CC      $@';
 endif
 
-LIB_SRCS := $(wildcard tracer/*.c tracer/*/*.c reports/*/*.c workloads/*.c)
+LIB_SRCS := $(wildcard tracer/*.c tracer/rewrite/*.c reports/*/*.c workloads/*.c)
+# Machine code written as assembly: the fast path's trampoline template
+# (tracer/rewrite/tramp-tmpl.S), data iotrace copies, never runs.
+LIB_ASMS := $(wildcard tracer/rewrite/*.S)
 CLI_SRCS := $(wildcard cli/*.c)
-LIB_OBJS := $(LIB_SRCS:%.c=build/%.o) build/gen/pprof.pb-c.o
+LIB_OBJS := $(LIB_SRCS:%.c=build/%.o) $(LIB_ASMS:%.S=build/%.o) build/gen/pprof.pb-c.o
 CLI_OBJS := $(CLI_SRCS:%.c=build/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
@@ -80,6 +83,10 @@ build/libiotrace.a: $(LIB_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 build/%.o: %.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+build/%.o: %.S | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -268,7 +275,9 @@ SAN_DIR := build/san
 SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined,float-cast-overflow \
 	-fno-sanitize-recover=all
-SAN_LIB_OBJS := $(LIB_SRCS:%.c=$(SAN_DIR)/%.o) build/gen/pprof.pb-c.o
+# The trampoline template is data: its plain object, nothing to instrument.
+SAN_LIB_OBJS := $(LIB_SRCS:%.c=$(SAN_DIR)/%.o) $(LIB_ASMS:%.S=build/%.o) \
+	build/gen/pprof.pb-c.o
 SAN_CLI_OBJS := $(CLI_SRCS:%.c=$(SAN_DIR)/%.o)
 SAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(SAN_DIR)/tests/%) \
 	$(REPLAY_TARGETS:%=$(SAN_DIR)/tests/fuzz-%-replay)
