@@ -30,6 +30,15 @@ static const void *at(const struct elf_obj *o, uint64_t off, uint64_t n)
 	return o->image + off;
 }
 
+/*
+ * The same for a table of 8-byte aligned structs (headers, symbols):
+ * NULL too when off is not aligned, since the image is.
+ */
+static const void *table(const struct elf_obj *o, uint64_t off, uint64_t n)
+{
+	return off % 8 ? NULL : at(o, off, n);
+}
+
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct elf_sym *x = a, *y = b;
@@ -41,7 +50,7 @@ static int cmp_sym(const void *a, const void *b)
 static void load_symtab(struct elf_obj *o, const Elf64_Shdr *sh,
 			const Elf64_Shdr *strsh)
 {
-	const Elf64_Sym *s = at(o, sh->sh_offset, sh->sh_size);
+	const Elf64_Sym *s = table(o, sh->sh_offset, sh->sh_size);
 	const char *str = at(o, strsh->sh_offset, strsh->sh_size);
 	size_t i, n = sh->sh_size / sizeof(*s);
 	unsigned type;
@@ -74,7 +83,7 @@ static void set_ehframe(struct elf_obj *o, const Elf64_Shdr *sh)
 /* .symtab if there is one, else .dynsym; and where .eh_frame is. */
 static void load_sections(struct elf_obj *o, const Elf64_Ehdr *eh)
 {
-	const Elf64_Shdr *sh = at(o, eh->e_shoff,
+	const Elf64_Shdr *sh = table(o, eh->e_shoff,
 				  (uint64_t)eh->e_shnum * sizeof(*sh));
 	const Elf64_Shdr *best = NULL, *names;
 	const char *name;
@@ -140,7 +149,7 @@ static void load_eh_hdr(struct elf_obj *o, const Elf64_Phdr *ph)
 
 static void load_segments(struct elf_obj *o, const Elf64_Ehdr *eh)
 {
-	const Elf64_Phdr *ph = at(o, eh->e_phoff,
+	const Elf64_Phdr *ph = table(o, eh->e_phoff,
 				  (uint64_t)eh->e_phnum * sizeof(*ph));
 	unsigned i;
 
