@@ -99,6 +99,14 @@ build/helpers/%: tests/helpers/%.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
 
+# The fast path's site finder reads a shared object of known truth
+# (tests/unit/test-rewrite-sites.c): assembly, so every byte is known.
+HELPER_BINS += build/helpers/rwsites.so
+build/helpers/rwsites.so: tests/helpers/rwsites.S | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -shared -nostdlib -Wl,-z,noexecstack $(LDFLAGS) -o $@ $<
+build/tests/test-rewrite-sites: | build/helpers/rwsites.so
+
 # A static tracee (the agent engine cannot enter one): one helper again.
 HELPER_BINS += build/helpers/static-sigsys
 build/helpers/static-sigsys: tests/helpers/sigsys.c | build/config.mk
@@ -309,6 +317,7 @@ $(SAN_DIR)/tests/%: tests/unit/%.c $(SAN_DIR)/options.o $(SAN_DIR)/libiotrace.a
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
 
+$(SAN_DIR)/tests/test-rewrite-sites: | build/helpers/rwsites.so
 $(SAN_DIR)/tests/fuzz-args-replay: $(SAN_DIR)/cli/attach.o
 $(SAN_DIR)/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c $(SAN_DIR)/options.o $(SAN_DIR)/libiotrace.a
 	@mkdir -p $(dir $@)
