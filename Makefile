@@ -37,9 +37,12 @@ Q := @
 QCC = @echo '  CC      $@';
 endif
 
-LIB_SRCS := $(wildcard tracer/*.c reports/*/*.c workloads/*.c)
+LIB_SRCS := $(wildcard tracer/*.c tracer/rewrite/*.c reports/*/*.c workloads/*.c)
+# Machine code written as assembly: the fast path's trampoline template
+# (tracer/rewrite/tramp-tmpl.S), data iotrace copies, never runs.
+LIB_ASMS := $(wildcard tracer/rewrite/*.S)
 CLI_SRCS := $(wildcard cli/*.c)
-LIB_OBJS := $(LIB_SRCS:%.c=build/%.o) build/gen/pprof.pb-c.o
+LIB_OBJS := $(LIB_SRCS:%.c=build/%.o) $(LIB_ASMS:%.S=build/%.o) build/gen/pprof.pb-c.o
 CLI_OBJS := $(CLI_SRCS:%.c=build/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/%)
@@ -83,6 +86,10 @@ build/%.o: %.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
+build/%.o: %.S | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
 build/tests/%: tests/unit/%.c build/libiotrace.a
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< build/libiotrace.a $(ALL_LDLIBS)
@@ -91,6 +98,14 @@ build/tests/%: tests/unit/%.c build/libiotrace.a
 build/helpers/%: tests/helpers/%.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
+
+# The fast path's site finder reads a shared object of known truth
+# (tests/unit/test-rewrite-sites.c): assembly, so every byte is known.
+HELPER_BINS += build/helpers/rwsites.so
+build/helpers/rwsites.so: tests/helpers/rwsites.S | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -shared -nostdlib -Wl,-z,noexecstack $(LDFLAGS) -o $@ $<
+build/tests/test-rewrite-sites: | build/helpers/rwsites.so
 
 # A static tracee (the agent engine cannot enter one): one helper again.
 HELPER_BINS += build/helpers/static-sigsys
@@ -272,7 +287,9 @@ SAN_DIR := build/san
 SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined,float-cast-overflow \
 	-fno-sanitize-recover=all
-SAN_LIB_OBJS := $(LIB_SRCS:%.c=$(SAN_DIR)/%.o) build/gen/pprof.pb-c.o
+# The trampoline template is data: its plain object, nothing to instrument.
+SAN_LIB_OBJS := $(LIB_SRCS:%.c=$(SAN_DIR)/%.o) $(LIB_ASMS:%.S=build/%.o) \
+	build/gen/pprof.pb-c.o
 SAN_CLI_OBJS := $(CLI_SRCS:%.c=$(SAN_DIR)/%.o)
 SAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(SAN_DIR)/tests/%) \
 	$(REPLAY_TARGETS:%=$(SAN_DIR)/tests/fuzz-%-replay)
@@ -304,6 +321,7 @@ $(SAN_DIR)/tests/%: tests/unit/%.c $(SAN_DIR)/options.o $(SAN_DIR)/libiotrace.a
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
 
+$(SAN_DIR)/tests/test-rewrite-sites: | build/helpers/rwsites.so
 $(SAN_DIR)/tests/fuzz-args-replay: $(SAN_DIR)/cli/attach.o
 $(SAN_DIR)/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c $(SAN_DIR)/options.o $(SAN_DIR)/libiotrace.a
 	@mkdir -p $(dir $@)

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * The FDE search table of an object linked without .eh_frame_hdr (gcc
- * -static leaves it out), built from .eh_frame itself: one (start,
- * FDE) pair per FDE, relative to the section's address, sorted, the
- * layout libunwind searches in .eh_frame_hdr.  Only what that needs is
- * decoded: each CIE's augmentation for the FDE pointer encoding, and
- * each FDE's initial location (absolute or pc-relative, 2, 4 or 8
- * bytes).  FDEs in other encodings, and 64-bit DWARF entries, are left
- * out: their code is not unwound, as if it had no unwind info.
+ * The FDEs of an object's .eh_frame (elfobj.h), walked for two readers:
+ * the FDE search table of an object linked without .eh_frame_hdr (gcc
+ * -static leaves it out), one (start, FDE) pair per FDE, relative to
+ * the section's address, sorted, the layout libunwind searches in
+ * .eh_frame_hdr; and the fast path's site finder, for which an FDE is
+ * the range of a function (a stripped libc has no other).  Only what
+ * they need is decoded: each CIE's augmentation for the FDE pointer
+ * encoding, and each FDE's initial location (absolute or pc-relative,
+ * 2, 4 or 8 bytes) and address range.  FDEs in other encodings, and
+ * 64-bit DWARF entries, are left out: their code is not unwound, as if
+ * it had no unwind info, and holds no site.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tracer/unwind.h"
+#include "tracer/elfobj.h"
 
 #define PE_OMIT 0xff
 
@@ -109,17 +112,18 @@ static int cmp_pair(const void *a, const void *b)
 
 /*
  * The FDE at e (its length field, n bytes after it) of the section sec
- * (at vaddr, ending at end): its pair appended to o->synth.
+ * (at vaddr, ending at end): the code it covers given to fn.  The range
+ * has the encoding's size and sign, never its pc-relative base.
  */
-static void add_fde(struct elf_obj *o, const unsigned char *sec,
-		    uint64_t vaddr, const unsigned char *e, uint32_t n,
-		    const unsigned char *end)
+static void read_fde(const unsigned char *sec, uint64_t vaddr,
+		     const unsigned char *e, uint32_t n,
+		     const unsigned char *end, elf_fde_fn *fn, void *ctx)
 {
 	uint32_t id;
 	const unsigned char *cie;
 	struct span c, f = { e + 8, e + 4 + n };
 	uint32_t clen;
-	uint64_t start;
+	uint64_t start, len;
 	unsigned enc;
 
 	memcpy(&id, e + 4, 4);
@@ -132,36 +136,59 @@ static void add_fde(struct elf_obj *o, const unsigned char *sec,
 	c = (struct span){ cie + 8, cie + 4 + clen };
 	enc = cie_encoding(c);
 	if (enc == PE_OMIT ||
-	    !read_ptr(&f, enc, vaddr + (uint64_t)(e + 8 - sec), &start))
+	    !read_ptr(&f, enc, vaddr + (uint64_t)(e + 8 - sec), &start) ||
+	    !read_ptr(&f, enc & 0x0f, 0, &len))
 		return;
-	o->synth[2 * o->nsynth] = (int32_t)(start - vaddr);
-	o->synth[2 * o->nsynth + 1] = (int32_t)(e - sec);
-	o->nsynth++;
+	fn(ctx, start, len, (uint64_t)(e - sec));
 }
 
-void elf_synth_table(struct elf_obj *o, uint64_t vaddr, uint64_t off,
-		     uint64_t size)
+void elf_fde_walk(const struct elf_obj *o, elf_fde_fn *fn, void *ctx)
 {
 	const unsigned char *sec, *e, *end;
 	uint32_t n, id;
-	size_t cap;
 
-	if (off > o->size || size > o->size - off || size < 8)
+	if (o->ehf_size < 8)
 		return;
-	sec = o->image + off;
-	end = sec + size;
-	cap = size / 16 + 1;	/* an FDE takes 16 bytes at least */
-	o->synth = malloc(cap * 2 * sizeof(*o->synth));
-	if (!o->synth)
-		return;
-	for (e = sec; end - e >= 8 && o->nsynth < cap; e += 4 + n) {
+	sec = o->image + o->ehf_off;
+	end = sec + o->ehf_size;
+	for (e = sec; end - e >= 8; e += 4 + n) {
 		memcpy(&n, e, 4);
 		if (!n || n == 0xffffffff || n > (uint64_t)(end - e - 4))
 			break;
 		memcpy(&id, e + 4, 4);
 		if (id && n >= 8)
-			add_fde(o, sec, vaddr, e, n, end);
+			read_fde(sec, o->ehf_vaddr, e, n, end, fn, ctx);
 	}
+}
+
+/* Pairs o->synth has room for: an FDE takes 16 bytes at least. */
+static size_t synth_cap(const struct elf_obj *o)
+{
+	return o->ehf_size / 16 + 1;
+}
+
+/* One FDE's pair appended to the table under way. */
+static void add_pair(void *ctx, uint64_t start, uint64_t len,
+		     uint64_t fde_off)
+{
+	struct elf_obj *o = ctx;
+
+	(void)len;
+	if (o->nsynth >= synth_cap(o))
+		return;
+	o->synth[2 * o->nsynth] = (int32_t)(start - o->ehf_vaddr);
+	o->synth[2 * o->nsynth + 1] = (int32_t)fde_off;
+	o->nsynth++;
+}
+
+void elf_synth_table(struct elf_obj *o)
+{
+	if (o->ehf_size < 8)
+		return;
+	o->synth = malloc(synth_cap(o) * 2 * sizeof(*o->synth));
+	if (!o->synth)
+		return;
+	elf_fde_walk(o, add_pair, o);
 	qsort(o->synth, o->nsynth, 2 * sizeof(*o->synth), cmp_pair);
-	o->synth_base = vaddr;
+	o->synth_base = o->ehf_vaddr;
 }

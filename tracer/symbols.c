@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * ELF objects for the unwinder (-k): what a mapped executable, shared
- * library or vDSO says about itself, read once from its file (mapped
- * read-only, so only the pages used cost memory).  Its PT_LOAD segments
- * (load bias, and reading the unwind tables from the file instead of
- * the process), its function symbols (.symtab, else .dynsym; a stripped
- * object has none and its frames are object+offset), and the search
+ * ELF objects (elfobj.h) for the unwinder (-k) and the fast path's site
+ * finder: what a mapped executable, shared library or vDSO says about
+ * itself, read once from its file (mapped read-only, so only the pages
+ * used cost memory).  Its PT_LOAD segments (load bias, and reading the
+ * unwind tables and code from the file instead of the process), its
+ * function symbols (.symtab, else .dynsym; a stripped object has none
+ * and its frames are object+offset), where .eh_frame is, and the search
  * table of .eh_frame_hdr that libunwind looks FDEs up in; an object
- * without one (a static executable) gets the same table built here
- * from .eh_frame.  Every offset read from a file is checked: a corrupt
+ * without one (a static executable) gets the same table built from
+ * .eh_frame (ehframe.c).  Every offset read from a file is checked: a corrupt
  * object gives fewer symbols or no unwind info, never a crash.
  */
 #include <elf.h>
@@ -19,7 +20,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "tracer/unwind.h"
+#include "tracer/elfobj.h"
 
 /* The n bytes at off of the image, or NULL when they are not all in it. */
 static const void *at(const struct elf_obj *o, uint64_t off, uint64_t n)
@@ -27,6 +28,15 @@ static const void *at(const struct elf_obj *o, uint64_t off, uint64_t n)
 	if (off > o->size || n > o->size - off)
 		return NULL;
 	return o->image + off;
+}
+
+/*
+ * The same for a table of 8-byte aligned structs (headers, symbols):
+ * NULL too when off is not aligned, since the image is.
+ */
+static const void *table(const struct elf_obj *o, uint64_t off, uint64_t n)
+{
+	return off % 8 ? NULL : at(o, off, n);
 }
 
 static int cmp_sym(const void *a, const void *b)
@@ -40,7 +50,7 @@ static int cmp_sym(const void *a, const void *b)
 static void load_symtab(struct elf_obj *o, const Elf64_Shdr *sh,
 			const Elf64_Shdr *strsh)
 {
-	const Elf64_Sym *s = at(o, sh->sh_offset, sh->sh_size);
+	const Elf64_Sym *s = table(o, sh->sh_offset, sh->sh_size);
 	const char *str = at(o, strsh->sh_offset, strsh->sh_size);
 	size_t i, n = sh->sh_size / sizeof(*s);
 	unsigned type;
@@ -60,17 +70,25 @@ static void load_symtab(struct elf_obj *o, const Elf64_Shdr *sh,
 	qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
 }
 
-/* .symtab if there is one, else .dynsym; and where .eh_frame is. */
-static void load_sections(struct elf_obj *o, const Elf64_Ehdr *eh,
-			  const Elf64_Shdr **ehframe)
+/* Where .eh_frame is, when the file holds all of it. */
+static void set_ehframe(struct elf_obj *o, const Elf64_Shdr *sh)
 {
-	const Elf64_Shdr *sh = at(o, eh->e_shoff,
+	if (sh->sh_type == SHT_NOBITS || !at(o, sh->sh_offset, sh->sh_size))
+		return;
+	o->ehf_vaddr = sh->sh_addr;
+	o->ehf_off = sh->sh_offset;
+	o->ehf_size = sh->sh_size;
+}
+
+/* .symtab if there is one, else .dynsym; and where .eh_frame is. */
+static void load_sections(struct elf_obj *o, const Elf64_Ehdr *eh)
+{
+	const Elf64_Shdr *sh = table(o, eh->e_shoff,
 				  (uint64_t)eh->e_shnum * sizeof(*sh));
 	const Elf64_Shdr *best = NULL, *names;
 	const char *name;
 	unsigned i;
 
-	*ehframe = NULL;
 	if (!sh || eh->e_shentsize != sizeof(*sh))
 		return;
 	names = eh->e_shstrndx < eh->e_shnum ? &sh[eh->e_shstrndx] : NULL;
@@ -81,21 +99,33 @@ static void load_sections(struct elf_obj *o, const Elf64_Ehdr *eh,
 		name = names ? at(o, names->sh_offset + sh[i].sh_name, 10)
 			     : NULL;
 		if (name && !memcmp(name, ".eh_frame", 10))
-			*ehframe = &sh[i];
+			set_ehframe(o, &sh[i]);
 	}
 	if (best && best->sh_link < eh->e_shnum)
 		load_symtab(o, best, &sh[best->sh_link]);
 }
 
-/* The file offset of vaddr in a segment, for n bytes; -1: none. */
-static int64_t file_off(const struct elf_obj *o, uint64_t vaddr, uint64_t n)
+/* The segment whose file part holds the n bytes at vaddr, or NULL. */
+static const struct elf_seg *seg_of(const struct elf_obj *o, uint64_t vaddr,
+				    uint64_t n)
 {
 	const struct elf_seg *s;
 
 	for (s = o->segs; s < o->segs + o->nsegs; s++)
-		if (vaddr >= s->vaddr && vaddr - s->vaddr + n <= s->filesz)
-			return (int64_t)(s->off + vaddr - s->vaddr);
-	return -1;
+		if (vaddr >= s->vaddr && n <= s->filesz &&
+		    vaddr - s->vaddr <= s->filesz - n)
+			return s;
+	return NULL;
+}
+
+const unsigned char *elf_obj_bytes(const struct elf_obj *o, uint64_t vaddr,
+				   uint64_t n, const struct elf_seg **seg)
+{
+	const struct elf_seg *s = seg_of(o, vaddr, n);
+
+	if (seg)
+		*seg = s;
+	return s ? at(o, s->off + vaddr - s->vaddr, n) : NULL;
 }
 
 /*
@@ -104,8 +134,7 @@ static int64_t file_off(const struct elf_obj *o, uint64_t vaddr, uint64_t n)
  */
 static void load_eh_hdr(struct elf_obj *o, const Elf64_Phdr *ph)
 {
-	int64_t off = file_off(o, ph->p_vaddr, 12);
-	const unsigned char *h = off >= 0 ? at(o, (uint64_t)off, 12) : NULL;
+	const unsigned char *h = elf_obj_bytes(o, ph->p_vaddr, 12, NULL);
 	uint32_t count;
 
 	/* eh_frame_ptr sdata4 (any base), fde_count udata4, table 0x3b */
@@ -120,7 +149,7 @@ static void load_eh_hdr(struct elf_obj *o, const Elf64_Phdr *ph)
 
 static void load_segments(struct elf_obj *o, const Elf64_Ehdr *eh)
 {
-	const Elf64_Phdr *ph = at(o, eh->e_phoff,
+	const Elf64_Phdr *ph = table(o, eh->e_phoff,
 				  (uint64_t)eh->e_phnum * sizeof(*ph));
 	unsigned i;
 
@@ -132,7 +161,8 @@ static void load_segments(struct elf_obj *o, const Elf64_Ehdr *eh)
 			continue;
 		o->segs[o->nsegs++] = (struct elf_seg){
 			ph[i].p_vaddr, ph[i].p_offset, ph[i].p_filesz,
-			ph[i].p_memsz, (ph[i].p_flags & PF_W) != 0 };
+			ph[i].p_memsz, (ph[i].p_flags & PF_W) != 0,
+			(ph[i].p_flags & PF_X) != 0 };
 		if (ph[i].p_vaddr < o->lo)
 			o->lo = ph[i].p_vaddr;
 		if (ph[i].p_vaddr + ph[i].p_memsz > o->hi)
@@ -147,7 +177,6 @@ static void load_segments(struct elf_obj *o, const Elf64_Ehdr *eh)
 static int load(struct elf_obj *o)
 {
 	const Elf64_Ehdr *eh = at(o, 0, sizeof(*eh));
-	const Elf64_Shdr *ehframe;
 
 	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -156,43 +185,71 @@ static int load(struct elf_obj *o)
 	load_segments(o, eh);
 	if (!o->nsegs)
 		return -ENOEXEC;
-	load_sections(o, eh, &ehframe);
-	if (!o->eh_table && ehframe)
-		elf_synth_table(o, ehframe->sh_addr, ehframe->sh_offset,
-				ehframe->sh_size);
+	load_sections(o, eh);
+	if (!o->eh_table)
+		elf_synth_table(o);
 	return 0;
+}
+
+/* The file at path mapped read-only into o: 0, or -errno. */
+static int map_file(struct elf_obj *o, const char *path)
+{
+	struct stat st;
+	void *image;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode) || !st.st_size) {
+		err = -ENOEXEC;
+		goto out_close;
+	}
+	image = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (image == MAP_FAILED) {
+		err = -errno;
+		goto out_close;
+	}
+	o->image = image;
+	o->size = (size_t)st.st_size;
+	o->mapped = true;
+out_close:
+	close(fd);
+	return err;
+}
+
+int elf_obj_load(const char *path, dev_t dev, ino_t ino,
+		 struct elf_obj **out)
+{
+	struct elf_obj *o = calloc(1, sizeof(*o));
+	int err = -ENOMEM;
+
+	if (!o || !(o->path = strdup(path)))
+		goto out_free;
+	o->dev = dev;
+	o->ino = ino;
+	err = map_file(o, path);
+	if (!err)
+		err = load(o);
+	if (err)
+		goto out_free;
+	*out = o;
+	return 0;
+
+out_free:
+	elf_obj_free(o);
+	return err;
 }
 
 struct elf_obj *elf_obj_open(const char *path, dev_t dev, ino_t ino)
 {
-	struct elf_obj *o = calloc(1, sizeof(*o));
-	struct stat st;
-	void *image;
-	int fd;
+	struct elf_obj *o;
 
-	if (!o || !(o->path = strdup(path)))
-		goto out_free;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		goto out_free;
-	image = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !st.st_size ?
-		MAP_FAILED :
-		mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (image == MAP_FAILED)
-		goto out_free;
-	o->image = image;
-	o->size = (size_t)st.st_size;
-	o->mapped = true;
-	o->dev = dev;
-	o->ino = ino;
-	if (load(o) < 0)
-		goto out_free;
-	return o;
-
-out_free:
-	elf_obj_free(o);
-	return NULL;
+	return elf_obj_load(path, dev, ino, &o) ? NULL : o;
 }
 
 struct elf_obj *elf_obj_from_image(const char *name, void *image,
@@ -265,18 +322,10 @@ int elf_obj_bias(const struct elf_obj *o, uint64_t start, uint64_t off,
 int elf_obj_read(const struct elf_obj *o, uint64_t vaddr, uint64_t *val)
 {
 	const struct elf_seg *s;
-	const void *p;
+	const void *p = elf_obj_bytes(o, vaddr, 8, &s);
 
-	for (s = o->segs; s < o->segs + o->nsegs; s++) {
-		if (vaddr < s->vaddr || vaddr - s->vaddr + 8 > s->filesz)
-			continue;
-		if (s->writable)
-			return -1;
-		p = at(o, s->off + vaddr - s->vaddr, 8);
-		if (!p)
-			return -1;
-		memcpy(val, p, 8);
-		return 0;
-	}
-	return -1;
+	if (!p || s->writable)
+		return -1;
+	memcpy(val, p, 8);
+	return 0;
 }

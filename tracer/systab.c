@@ -72,9 +72,12 @@ const int syscall_npers = sizeof(syscall_pers) / sizeof(syscall_pers[0]);
 #define FDS(name, classes, fx) { name, classes, 0, 0, 0, fx, 0 }
 /* A call with other facts (SF_*). */
 #define FLAG(name, classes, flags) { name, classes, 0, 0, 0, FX_NONE, flags }
-/* read(2) and write(2) and their kin, at an fd's offset (SF_*_FAMILY). */
+/*
+ * read(2) and write(2) and their kin, at an fd's offset (SF_*_FAMILY);
+ * hot (SF_HOT): the calls I/O loops make.
+ */
 #define RW(name, size, flags) \
-	{ name, TD, size, ARG(0), 0, FX_NONE, flags }
+	{ name, TD, size, ARG(0), 0, FX_NONE, (flags) | SF_HOT }
 const struct syscall_fact syscall_facts[] = {
 	FDS("accept", TN, FX_RET),
 	FDS("accept4", TN, FX_RET),
@@ -140,7 +143,7 @@ const struct syscall_fact syscall_facts[] = {
 	ROW("fchownat", TF | TD),
 	FDS("fcntl", TD, FX_FCNTL),
 	FDS("fcntl64", TD, FX_FCNTL),
-	ROW("fdatasync", TD | TSY),
+	FLAG("fdatasync", TD | TSY, SF_HOT),
 	ROW("fgetxattr", TD),
 	ROW("finit_module", TD),
 	ROW("flistxattr", TD),
@@ -157,7 +160,7 @@ const struct syscall_fact syscall_facts[] = {
 	ROW("fstatat64", TF | TD | TFST),
 	ROW("fstatfs", TD | TFSF),
 	ROW("fstatfs64", TD | TFSF),
-	ROW("fsync", TD | TSY),
+	FLAG("fsync", TD | TSY, SF_HOT),
 	ROW("ftruncate", TD),
 	ROW("ftruncate64", TD),
 	FLAG("futex", 0, SF_WAITS),
@@ -220,7 +223,7 @@ const struct syscall_fact syscall_facts[] = {
 	ROW("llistxattr", TF),
 	ROW("_llseek", TD),
 	ROW("lremovexattr", TF),
-	ROW("lseek", TD),
+	FLAG("lseek", TD, SF_HOT),
 	ROW("lsetxattr", TF),
 	ROW("lstat", TF | TLST),
 	ROW("lstat64", TF | TLST),

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The unwinder of the ptrace engine (-k), private to tracer/: ELF
- * objects read from their files (symbols.c: symbols, unwind tables,
- * segments), and the unwinder itself (unwind.c: per-process map caches,
+ * The unwinder of the ptrace engine (-k), private to tracer/: over the
+ * ELF objects of elfobj.h (symbols, unwind tables, segments), the
+ * unwinder itself (unwind.c: per-process map caches,
  * libunwind over accessors of its own, stacks interned into a
  * struct tracer_stacks).  The stop loop calls unwinder_stack() at the
  * entry of each traced call and tells it when a process's mappings
@@ -16,74 +16,12 @@
 #include <sys/types.h>
 #include <sys/user.h>
 #include <libunwind.h>
+#include "tracer/elfobj.h"
 #include "tracer/tracer.h"
 
-/* --- ELF objects (symbols.c) --- */
-
-#define ELF_SEGS_MAX 16		/* PT_LOAD segments kept per object */
-#define ELF_OBJS_MAX 1024	/* objects known to one unwinder */
-
-struct elf_seg {
-	uint64_t vaddr, off, filesz, memsz;
-	bool writable;		/* PF_W: the file's bytes may be stale */
-};
-
-struct elf_sym {
-	uint64_t addr, size;
-	const char *name;	/* in the object's image */
-};
-
-struct elf_obj {
-	char *path;		/* as /proc/PID/maps names it, "[vdso]" */
-	dev_t dev;
-	ino_t ino;
-	const unsigned char *image;	/* the file, mapped, or a copy */
-	size_t size;
-	bool mapped;		/* image is an mmap of the file */
-	struct elf_seg segs[ELF_SEGS_MAX];
-	unsigned nsegs;
-	uint64_t lo, hi;	/* vaddr extent of the segments */
-	/* .eh_frame_hdr's search table: vaddrs, or 0 */
-	uint64_t eh_hdr, eh_table, eh_nfdes;
-	/* without one, the same table built from .eh_frame */
-	int32_t *synth;		/* pairs: start, FDE; relative to base */
-	size_t nsynth;
-	uint64_t synth_base;	/* vaddr of .eh_frame */
-	struct elf_sym *syms;	/* functions, by address */
-	size_t nsyms;
-	unsigned id;		/* index among the unwinder's objects */
-};
-
-/*
- * Reads the ELF object at path (dev, ino as the mapping says) or, for
- * an image with no file ([vdso]), from size bytes at image (taken
- * over: freed with the object).  NULL: not an x86_64 ELF object, no
- * memory.
- */
-struct elf_obj *elf_obj_open(const char *path, dev_t dev, ino_t ino);
-struct elf_obj *elf_obj_from_image(const char *name, void *image,
-				   size_t size);
-void elf_obj_free(struct elf_obj *o);
-/* The function holding vaddr, or NULL. */
-const struct elf_sym *elf_obj_symbol(const struct elf_obj *o, uint64_t vaddr);
-/*
- * The load bias of o mapped at start from file offset off (an
- * executable mapping): 0, or -1 when no segment is mapped there.
- */
-int elf_obj_bias(const struct elf_obj *o, uint64_t start, uint64_t off,
-		 uint64_t *bias);
-/* 8 bytes at vaddr of a read-only segment of the file: 0, or -1. */
-int elf_obj_read(const struct elf_obj *o, uint64_t vaddr, uint64_t *val);
-
-/*
- * Builds o->synth, the search table .eh_frame_hdr would hold, from the
- * .eh_frame at vaddr (size bytes at file offset off): for objects
- * linked without the header, static executables (ehframe.c).
- */
-void elf_synth_table(struct elf_obj *o, uint64_t vaddr, uint64_t off,
-		     uint64_t size);
-
 /* --- the unwinder (unwind.c) --- */
+
+#define ELF_OBJS_MAX 1024	/* objects known to one unwinder */
 
 struct unwinder;
 /* NULL: no memory. */

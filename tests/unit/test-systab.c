@@ -189,6 +189,32 @@ static void test_fd_facts(void)
 	is_int(bad, 0, "the read and write families and %%sync, the "
 	       "findings' words, and mprotect may map code, in every "
 	       "personality");
+	{
+		static const char *const hot[] = {
+			"fdatasync", "fsync", "lseek", "pread64", "preadv",
+			"preadv2", "pwrite64", "pwritev", "pwritev2", "read",
+			"readv", "write", "writev", NULL
+		};
+		size_t i, n = 0;
+
+		for (i = 0, bad = 0; i < syscall_nfacts; i++) {
+			const struct syscall_fact *f = &syscall_facts[i];
+
+			if (!(f->flags & SF_HOT))
+				continue;
+			n++;
+			/* the rewriter's cell is arg 0's fd (a file's row
+			   where the fact names it); it opens and closes
+			   none, and is never a wait left out */
+			bad += (f->fd && f->fd != ARG(0)) || f->fd2 ||
+			       f->fx != FX_NONE ||
+			       (f->flags & SF_WAITS);
+		}
+		for (i = 0; hot[i]; i++)
+			bad += !(fact(X86_64, hot[i])->flags & SF_HOT);
+		is_int(n, i, "thirteen hot calls");
+		is_int(bad, 0, "the hot calls: an fd in arg 0, no fd change");
+	}
 	is_int(fact(I386, "fcntl64")->fx, FX_FCNTL, "i386 fcntl64 dups");
 	is_int(fact(I386, "socketcall")->fx, FX_RET, "socketcall may open");
 	ok(!fact(I386, "_llseek") || fact(I386, "_llseek")->fx == FX_NONE,

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the fast path's site finder (tracer/rewrite/sites.c):
+ * on the system's libc, every site it gives is b8 <nr> 0f 05 in the
+ * file, with a hot number, in ascending order, and it counts the
+ * syscall instructions objdump -d shows; on tests/helpers/rwsites.S, a
+ * shared object with one function per rule, each rule refuses exactly
+ * the sites it exists for and the rest are found where their symbols
+ * say.  Every syscall gets one verdict: the sites and the refusals add
+ * up to the syscalls.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "tracer/elfobj.h"
+#include "tracer/rewrite/rewrite.h"
+#include "tests/unit/tap.h"
+
+#define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+
+static void hot_add(uint8_t hot[128], int nr)
+{
+	hot[nr / 8] |= (uint8_t)(1u << nr % 8);
+}
+
+static bool is_hot(const uint8_t hot[128], int nr)
+{
+	return nr >= 0 && nr < 1024 && (hot[nr / 8] & (1u << nr % 8));
+}
+
+static size_t verdicts(const struct rw_sites *s)
+{
+	size_t n = s->n;
+
+	for (int r = 0; r < RW_REFUSE_N; r++)
+		n += s->refused[r];
+	return n;
+}
+
+/*
+ * The n bytes at vaddr of the ELF file at path, read through its program
+ * headers here rather than the code under test: 0, or -1.
+ */
+static int file_bytes(const char *path, uint64_t vaddr, void *buf, size_t n)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd = open(path, O_RDONLY), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+		goto out_close;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff +
+		    i * sizeof(ph))) != sizeof(ph))
+			goto out_close;
+		if (ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
+		    vaddr + n > ph.p_vaddr + ph.p_filesz)
+			continue;
+		if (pread(fd, buf, n, (off_t)(ph.p_offset + vaddr -
+		    ph.p_vaddr)) == (ssize_t)n)
+			ret = 0;
+		break;
+	}
+out_close:
+	close(fd);
+	return ret;
+}
+
+/* Sites that are not b8 <nr> 0f 05 in the file, or not hot. */
+static size_t bad_sites(const char *path, const struct rw_sites *s,
+			const uint8_t hot[128])
+{
+	unsigned char got[7], want[7] = { 0xb8, 0, 0, 0, 0, 0x0f, 0x05 };
+	size_t bad = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		uint32_t nr = (uint32_t)s->site[i].nr;
+
+		memcpy(want + 1, &nr, 4);
+		if (file_bytes(path, s->site[i].vaddr, got, 7) ||
+		    memcmp(got, want, 7) || !is_hot(hot, s->site[i].nr)) {
+			printf("# bad site at %#llx\n",
+			       (unsigned long long)s->site[i].vaddr);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static bool ascending(const struct rw_sites *s)
+{
+	for (size_t i = 1; i < s->n; i++)
+		if (s->site[i - 1].vaddr >= s->site[i].vaddr)
+			return false;
+	return true;
+}
+
+/* The syscall instructions objdump -d shows in path; -1: no objdump. */
+static long objdump_syscalls(const char *path)
+{
+	char cmd[512], line[512], *t;
+	long n = 0;
+	FILE *p;
+
+	if (system("command -v objdump >/dev/null 2>&1"))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "objdump -d '%s' 2>/dev/null", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	/* "  2a3b4:\t0f 05                \tsyscall" */
+	while (fgets(line, sizeof(line), p))
+		if ((t = strchr(line, '\t')) && (t = strchr(t + 1, '\t')) &&
+		    !strncmp(t + 1, "syscall", 7))
+			n++;
+	return pclose(p) ? -1 : n;
+}
+
+static void test_libc(void)
+{
+	static const int calls[] = { SYS_read, SYS_write, SYS_pread64,
+		SYS_pwrite64, SYS_readv, SYS_writev, SYS_lseek, SYS_fsync,
+		SYS_fdatasync };
+	uint8_t hot[128] = { 0 };
+	struct rw_sites s;
+	long want;
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(*calls); i++)
+		hot_add(hot, calls[i]);
+	is_int(rw_sites_find(LIBC, hot, &s), 0, "libc: read");
+	printf("# libc: %zu syscalls, %zu sites; refused: shape %zu, "
+	       "not hot %zu, undecoded %zu, target %zu\n", s.syscalls, s.n,
+	       s.refused[RW_REFUSE_SHAPE], s.refused[RW_REFUSE_NOT_HOT],
+	       s.refused[RW_REFUSE_UNDECODED], s.refused[RW_REFUSE_TARGET]);
+	ok(s.n > 0, "libc: sites of the hot calls found");
+	is_int(bad_sites(LIBC, &s, hot), 0,
+	       "libc: each site is b8 <hot nr> 0f 05 in the file");
+	ok(ascending(&s), "libc: sites by ascending vaddr");
+	is_int(verdicts(&s), s.syscalls, "libc: one verdict a syscall");
+	want = objdump_syscalls(LIBC);
+	if (want < 0)
+		ok(1, "# SKIP libc: no objdump");
+	else
+		is_int(s.syscalls, want, "libc: syscalls as objdump -d counts");
+	rw_sites_free(&s);
+	ok(!s.site && !s.n, "libc: freed");
+}
+
+/* The vaddr of the function name in the object at path; 0: none. */
+static uint64_t symbol(const char *path, const char *name)
+{
+	struct elf_obj *o;
+	uint64_t addr = 0;
+
+	if (elf_obj_load(path, 0, 0, &o))
+		return 0;
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (!strcmp(o->syms[i].name, name))
+			addr = o->syms[i].addr;
+	elf_obj_free(o);
+	return addr;
+}
+
+static void test_truth(const char *so)
+{
+	uint8_t hot[128] = { 0 };
+	struct rw_sites s;
+
+	hot_add(hot, SYS_read);
+	hot_add(hot, SYS_write);
+	hot_add(hot, SYS_pread64);
+	is_int(rw_sites_find(so, hot, &s), 0, "rwsites.so: read");
+	/* rw_imm's 0f 05 is inside movabs: no syscall */
+	is_int(s.syscalls, 9, "9 syscalls: rw_imm's bytes are none");
+	is_int(s.refused[RW_REFUSE_SHAPE], 2, "SHAPE: mov to %%rax, xor");
+	is_int(s.refused[RW_REFUSE_NOT_HOT], 1, "NOT_HOT: getpid");
+	is_int(s.refused[RW_REFUSE_UNDECODED], 2,
+	       "UNDECODED: the tail of mov $1,%%r8d, data in no function");
+	is_int(s.refused[RW_REFUSE_TARGET], 1, "TARGET: a jmp into the mov");
+	is_int(s.n, 3, "3 sites");
+	if (s.n == 3) {
+		is_int(s.site[0].vaddr, symbol(so, "rw_plain"), "rw_plain");
+		is_int(s.site[0].nr, SYS_read, "rw_plain: read");
+		is_int(s.site[1].vaddr, symbol(so, "rw_shared"),
+		       "rw_shared: a jmp to its syscall is no refusal");
+		is_int(s.site[1].nr, SYS_write, "rw_shared: write");
+		is_int(s.site[2].vaddr, symbol(so, "rw_fde"),
+		       "rw_fde: found through its FDE alone");
+		is_int(s.site[2].nr, SYS_pread64, "rw_fde: pread64");
+	}
+	is_int(bad_sites(so, &s, hot), 0, "each site is b8 <nr> 0f 05");
+	rw_sites_free(&s);
+}
+
+/* Shape is judged first: with nothing hot, every mov is NOT_HOT. */
+static void test_nothing_hot(const char *so)
+{
+	uint8_t hot[128] = { 0 };
+	struct rw_sites s;
+
+	is_int(rw_sites_find(so, hot, &s), 0, "nothing hot: read");
+	is_int(s.n, 0, "nothing hot: no site");
+	is_int(s.refused[RW_REFUSE_SHAPE], 2, "nothing hot: SHAPE 2");
+	is_int(s.refused[RW_REFUSE_NOT_HOT], 7, "nothing hot: NOT_HOT 7");
+	is_int(verdicts(&s), s.syscalls, "nothing hot: one verdict each");
+	rw_sites_free(&s);
+}
+
+static void test_errors(void)
+{
+	char path[] = "/tmp/iotrace-rwsites-XXXXXX";
+	uint8_t hot[128] = { 0 };
+	struct rw_sites s;
+	int fd = mkstemp(path);
+
+	is_int(rw_sites_find("/nonexistent/libc.so.6", hot, &s), -ENOENT,
+	       "no file: -ENOENT");
+	ok(fd >= 0 && write(fd, "not ELF\n", 8) == 8, "a text file");
+	is_int(rw_sites_find(path, hot, &s), -ENOEXEC, "not ELF: -ENOEXEC");
+	ok(!s.site && !s.n && !s.syscalls, "a failure leaves nothing");
+	close(fd);
+	unlink(path);
+}
+
+int main(void)
+{
+	const char *dir = getenv("HELPERS");
+	char so[4096];
+
+	snprintf(so, sizeof(so), "%s/rwsites.so", dir ? dir : "build/helpers");
+	test_libc();
+	test_truth(so);
+	test_nothing_hot(so);
+	test_errors();
+	return done_testing();
+}

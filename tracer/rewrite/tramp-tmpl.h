@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the trampoline template (tramp-tmpl.S) and its emitter (tramp.c)
+ * share, private to tracer/rewrite/: the frame the trampoline keeps on
+ * the task's stack and the row of offsets each template variant has in
+ * rw_tramp_tab[].  Included by the assembler too, so only #defines and,
+ * for C, the declarations of the two symbols.  tramp.c checks that the
+ * numbers written here for the assembler match rewrite.h's structs.
+ */
+#ifndef IOTRACE_TRAMP_TMPL_H
+#define IOTRACE_TRAMP_TMPL_H
+
+/* rewrite.h's numbers, as the assembler needs them (checked in tramp.c). */
+#define TT_FDS 256		/* RW_FDS */
+#define TT_HIST_TOP 39		/* RW_HIST - 1 */
+#define TT_CELL_SIZE 40		/* sizeof(struct rw_cell) */
+#define TT_CELL_CALLS 0		/* offsetof(struct rw_cell, calls) ... */
+#define TT_CELL_DONE 8
+#define TT_CELL_ERRORS 16
+#define TT_CELL_NS 24
+#define TT_CELL_BYTES 32
+
+/*
+ * The frame: the red zone skipped (lea), then the registers the body
+ * writes that the program keeps, pushed in this order, so the k-th push
+ * (0-based) holds its register at the program's rsp - TT_REDZONE -
+ * 8 * (k + 1).
+ */
+#define TT_REDZONE 128
+#define TT_PUSH_RBX 0		/* the program's rbx (the cell's address) */
+#define TT_PUSH_R12 1		/* the program's r12 (t0) */
+#define TT_PUSH_RDX 2		/* the program's rdx (rdtsc writes it) */
+
+/*
+ * One row of rw_tramp_tab[]: offsets from the variant's first byte
+ * (TT_START: from rw_tramp_code).  An offset that marks a state is the
+ * first byte after the instruction that makes it, so "ip >= TT_COUNTED"
+ * reads "the entry was counted".  A field the variant lacks is 0.
+ */
+#define TT_START 0		/* its code, from rw_tramp_code */
+#define TT_LEN 1		/* its bytes, code and constants */
+#define TT_FRAMED 2		/* after the lea past the red zone */
+#define TT_SAVED_RBX 3		/* after its push */
+#define TT_SAVED_R12 4
+#define TT_SAVED_RDX 5
+#define TT_COUNTED 6		/* after the lock incq of calls */
+#define TT_RDX_BACK 7		/* after rdx is the program's again */
+#define TT_SYSRET 8		/* after the syscall */
+#define TT_NR 9			/* imm32 of the mov $NR,%eax before syscall */
+#define TT_NR_SLOW 10		/* imm32 of the fd check's mov (0: none) */
+#define TT_SHIFT 11		/* imm8 of the shrd */
+#define TT_K_SLOW 12		/* .quad site + 5 (0: none) */
+#define TT_K_BACK 13		/* .quad site + 7 */
+#define TT_K_CELL 14		/* .quad &counters->cell[slot][0] */
+#define TT_K_HIST 15		/* .quad &counters->hist[slot][0] */
+#define TT_K_MULT 16		/* .quad mult */
+#define TT_N 17
+
+#define TT_VARIANTS 14
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+extern const uint8_t rw_tramp_code[];
+extern const uint32_t rw_tramp_tab[TT_VARIANTS][TT_N];
+#endif
+
+#endif
