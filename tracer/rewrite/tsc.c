@@ -32,7 +32,7 @@ static bool has_flag(const char *flags, const char *flag)
 
 const char *rw_tsc_unusable(void)
 {
-	static char line[4096];
+	char line[4096];
 	bool constant = false, nonstop = false;
 	FILE *f = fopen("/proc/cpuinfo", "re");
 
@@ -75,34 +75,34 @@ static uint64_t mono_now(void)
 }
 
 /*
- * Ticks against ns over about 20 ms, each end read between two clock
- * reads (the tighter pair kept), so a preemption at one end costs its
- * own width, not the calibration.
+ * A TSC reading and the CLOCK_MONOTONIC time it was taken at: of five
+ * readings between two clock reads, the one with the tightest pair, so
+ * a preemption costs its own width, not the calibration.
  */
-int rw_tsc_calibrate(struct rw_tsc *t)
+static void tight_reading(uint64_t *mono, uint64_t *ticks)
 {
-	struct timespec pause = { 0, 20000000 };
-	uint64_t a0, a1, c0, b0, b1, c1, best0 = ~0ull, best1 = ~0ull;
-	uint64_t m0 = 0, m1 = 0, k0 = 0, k1 = 0;
+	uint64_t a0, a1, c, best = ~0ull;
 	int i;
 
 	for (i = 0; i < 5; i++) {
-		a0 = mono_now(); c0 = __rdtsc(); a1 = mono_now();
-		if (a1 - a0 < best0) {
-			best0 = a1 - a0;
-			m0 = a0 + (a1 - a0) / 2;
-			k0 = c0;
+		a0 = mono_now(); c = __rdtsc(); a1 = mono_now();
+		if (a1 - a0 < best) {
+			best = a1 - a0;
+			*mono = a0 + (a1 - a0) / 2;
+			*ticks = c;
 		}
 	}
+}
+
+/* Ticks against ns over about 20 ms, a tight reading at each end. */
+int rw_tsc_calibrate(struct rw_tsc *t)
+{
+	struct timespec pause = { 0, 20000000 };
+	uint64_t m0, m1, k0, k1;
+
+	tight_reading(&m0, &k0);
 	nanosleep(&pause, NULL);
-	for (i = 0; i < 5; i++) {
-		b0 = mono_now(); c1 = __rdtsc(); b1 = mono_now();
-		if (b1 - b0 < best1) {
-			best1 = b1 - b0;
-			m1 = b0 + (b1 - b0) / 2;
-			k1 = c1;
-		}
-	}
+	tight_reading(&m1, &k1);
 	if (k1 <= k0 || m1 <= m0)
 		return -EINVAL;
 	return rw_tsc_scale(k1 - k0, m1 - m0, t);
