@@ -159,7 +159,7 @@ test_expect_success $PREREQ 'the finding quotes the share the section shows' '
 		of=/dev/null bs=1 count=3000 2>/dev/null &&
 	shown=$(awk "/^write  3,003 calls/ { getline; print \$1; exit }" report) &&
 	test -n "$shown" &&
-	grep "^- write: 3,003 calls averaging 1 byte, ~$shown from dd+0x" report
+	grep "^- write: 3,003 calls averaging 1 byte.*, ~$shown from dd+0x" report
 '
 
 test_expect_success $PREREQ 'without -k: no section, no call sites saved' '
