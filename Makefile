@@ -121,6 +121,19 @@ build/helpers/callsites-static: tests/helpers/callsites.c | build/config.mk
 build/helpers/callsites-stripped: build/helpers/callsites
 	$(Q)strip -o $@ $<
 
+# The shared object tests/helpers/dlwrite.c dlopens (tests/t0950-fastpath.sh),
+# a native one and, where the i386 helpers are built, an i386 one.
+HELPER_BINS += build/helpers/libhotwrite.so
+build/helpers/libhotwrite.so: tests/helpers/lib/hotwrite.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -shared -fPIC $(LDFLAGS) -o $@ $<
+ifeq ($(HAVE_M32),yes)
+HELPER32_BINS += build/helpers32/libhotwrite.so
+endif
+build/helpers32/libhotwrite.so: tests/helpers/lib/hotwrite.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -m32 -O1 -g -Wall -Wextra -Werror -shared -fPIC -o $@ $<
+
 # LD_PRELOAD shims for fault tests (tests/helpers/preload/NAME.c).
 PRELOAD_SRCS := $(wildcard tests/helpers/preload/*.c)
 PRELOAD_LIBS := $(PRELOAD_SRCS:tests/helpers/preload/%.c=build/helpers/%.so)
