@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # iotrace build.  `make` builds ./iotrace, `make check` runs every test,
-# `make bench` compares iotrace with strace and the untraced run.
+# `make bench` compares iotrace with strace, perf trace, bpftrace and the
+# untraced run.
 # Missing build dependencies are installed by scripts/install-deps (as
 # root) or named with the exact apt-get line (otherwise).
 
@@ -191,9 +192,16 @@ test-deps:
 	@command -v go >/dev/null 2>&1 || sh scripts/install-deps --tests || true
 .PHONY: test-deps
 
-bench: iotrace build/iotrace-agent.so $(HELPER_BINS)
+bench: iotrace build/iotrace-agent.so $(HELPER_BINS) bench-deps
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/bench.sh
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/stacks.sh
+
+# What only make bench compares with (bpftrace, perf), installed once;
+# where it cannot be (not root), bench.sh drops those modes, saying why.
+bench-deps:
+	@command -v bpftrace >/dev/null 2>&1 && command -v perf >/dev/null 2>&1 || \
+		sh scripts/install-bench-deps || true
+.PHONY: bench-deps
 
 bench-agent: iotrace build/iotrace-agent.so $(HELPER_BINS)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/agent.sh
@@ -227,7 +235,7 @@ help:
 	@echo 'make check      build and run every test (prove)'
 	@echo 'make check-sanitize  the same against an ASan + UBSan build'
 	@echo 'make fuzz       libFuzzer (clang), FUZZ_TIME seconds a target'
-	@echo 'make bench      compare iotrace with strace and the untraced run'
+	@echo 'make bench      compare iotrace with strace, perf, bpftrace, untraced'
 	@echo 'make bench-sweep  a dd sweep against GNU dd run untraced'
 	@echo 'make bench-agent  the agent engine against ptrace and untraced'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (default /usr/local)'

@@ -1,39 +1,60 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# make bench: iotrace against strace and against the untraced run, measured
-# side by side in one run (A B C A B C ..., REPS rounds, medians), so only
-# ratios are compared: absolute times drift +/-30% between runs on shared
-# machines, ratios measured together do not.
+# make bench: iotrace against strace, perf trace, bpftrace and the
+# untraced run, measured side by side in one run (A B C A B C ..., REPS
+# rounds, medians), so only ratios are compared: absolute times drift
+# +/-30% between runs on shared machines, ratios measured together do not.
 #
-# Part 1, overhead: wall time of each workload untraced, under strace and
-# under iotrace's modes.  Part 2, accuracy: the write latency each tracer
-# reports against the program's own untraced measurement (ground truth).
-# Part 3 (bench/estimate.sh): the header's untraced estimate against the
-# untraced runs of --baseline.  Prints three tables, checks the targets,
-# writes bench/results/latest.json.
+# Part 1, overhead: wall time of each workload untraced, under the other
+# tracers and under iotrace's modes, then issue 21's table and targets
+# (the fast path: iotrace within 1.3x of untraced, 1.5x on /dev/null,
+# and at or below a bpftrace counter).  Part 2, accuracy: the write
+# latency each tracer reports against the program's own untraced
+# measurement (ground truth).  Part 3 (bench/estimate.sh): the header's
+# untraced estimate against the untraced runs of --baseline.  Prints the
+# tables, checks the targets, writes bench/results/latest.json.
 set -eu
 . "$(dirname "$0")/lib.sh"
 : "${IOTRACE:?}" "${HELPERS:?}"
 REPS=${REPS:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 out=$here/results
+start=$(now_ns)
 work=$(mktemp -d "${TMPDIR:-/tmp}/iotrace-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# The tmpfs workloads' files; on a machine without /dev/shm, in $work.
+shm=$(mktemp -d /dev/shm/iotrace-bench.XXXXXX 2>/dev/null) || shm=$work
+trap 'rm -rf "$work" "$shm"' EXIT
 mkdir -p "$out"
 cd "$work"
 
 # Workloads: name and command, run as is (no shell in between: a shell
-# would be one more process, and change what is measured); the pipeline
-# is a script of its own.
+# would be one more process, and change what is measured); a pipeline is
+# a script of its own.  Commands by absolute path: bpftrace -c wants one
+# (it refuses dd and sh, found in both /bin and /usr/bin), and splits its
+# command at spaces, so no quoting in them.
+path_of() { # the program $1 on PATH (command -v names builtins)
+	(IFS=:; for d in $PATH; do [ -x "$d/$1" ] && echo "$d/$1" && exit; done; exit 1)
+}
+SH=$(path_of sh)
+DD=$(path_of dd)
+TRUE=$(path_of true)
 echo 'tar cf - /usr/include 2>/dev/null | cat >/dev/null' >"$work/tarpipe.sh"
-workloads="dd|dd if=/dev/zero of=$work/dd.out bs=1024 count=20480
+head -c 268435456 /dev/zero >"$shm/big"
+echo "cat $shm/big | cat >/dev/null" >"$work/catpipe.sh"
+workloads="dd|$DD if=/dev/zero of=$work/dd.out bs=1024 count=20480
 bufwrite1|$HELPERS/writeloop $work/bw.out 100000 1
-tarpipe|sh $work/tarpipe.sh
-threads|$HELPERS/writeloop $work/mt.out 25000 1 4"
+tarpipe|$SH $work/tarpipe.sh
+threads|$HELPERS/writeloop $work/mt.out 25000 1 4
+shm1m|$HELPERS/writeloop $shm/w.out 1000000 1
+null1m|$HELPERS/writeloop /dev/null 1000000 1
+catpipe|$SH $work/catpipe.sh
+startup|$TRUE"
 
 # Modes: name and the prefix that traces a command.  iotrace is the
 # default engine (auto: the ptrace engine, with its seccomp filter);
-# iotrace-agent the experimental agent engine, for comparison.
+# iotrace-agent the experimental agent engine, for comparison.  Of the
+# modes after these, those whose tool cannot run here are dropped, each
+# with a line saying why.
 modes="untraced|
 strace|strace -f -c -o $work/s.txt
 strace-bpf-write|strace -f -c --seccomp-bpf -e trace=write -o $work/s.txt
@@ -43,11 +64,70 @@ iotrace-no-seccomp|$IOTRACE --no-seccomp -o $work/i.txt --
 iotrace-count-only|$IOTRACE --engine=ptrace --count-only -o $work/i.txt --
 iotrace-write|$IOTRACE -e trace=write -o $work/i.txt --
 iotrace-openat|$IOTRACE -e trace=openat -o $work/i.txt --"
+dropped=
+drop() { # mode why
+	why=$(printf '%s' "$2" | tr '\t' ' ')
+	echo "mode $1 dropped: $why"
+	why=$(printf '%s' "$why" | sed 's/[\\"]/\\&/g')
+	dropped="$dropped${dropped:+,}{\"mode\":\"$1\",\"why\":\"$why\"}"
+}
+# The first line of a tool's complaint in file $1 (bpftrace 0.17 warns
+# of RLIMIT_MEMLOCK and works: kernels since 5.11 do not use it).
+first_error() { grep -v -e RLIMIT_MEMLOCK -e '^$' "$1" | head -n 1 | grep . || echo "no message"; }
 
+# The fast path turned off (issue 21's option); where it does not exist yet,
+# no such mode.
+if "$IOTRACE" --no-rewrite -- true >/dev/null 2>err; then
+	modes="$modes
+iotrace-no-rewrite|$IOTRACE --no-rewrite -o $work/i.txt --"
+else
+	drop iotrace-no-rewrite "'iotrace --no-rewrite -- true' exits non-zero: $(first_error err)"
+fi
+if ! command -v perf >/dev/null 2>&1; then
+	drop perf-trace "no perf (scripts/install-bench-deps installs linux-perf)"
+elif ! perf trace -s -- true >err 2>&1; then
+	drop perf-trace "'perf trace -s -- true' fails: $(first_error err)"
+else
+	modes="$modes
+perf-trace|perf trace -s -o $work/p.txt --"
+fi
+# A counter of the command's calls on raw_syscalls, its children
+# included: a task forked by a counted process is counted (pid is the
+# process, so its threads are too).  bpftrace -c takes the command as one
+# argument, hence the script (its exec: one more execve, ~1 ms).
+{
+	echo 'tracepoint:sched:sched_process_fork /pid == cpid || @t[pid]/ { @t[args->child_pid] = 1; }'
+	echo 'tracepoint:raw_syscalls:sys_enter /pid == cpid || @t[pid]/ { @calls[args->id] = count(); }'
+	echo 'END { clear(@t); }'
+} >"$work/count.bt"
+printf 'exec bpftrace -o %s %s -c "$*"\n' "$work/b.txt" "$work/count.bt" >"$work/bpftrace.sh"
+if ! command -v bpftrace >/dev/null 2>&1; then
+	drop bpftrace "no bpftrace (scripts/install-bench-deps installs it)"
+elif [ "$(id -u)" != 0 ]; then
+	drop bpftrace "not root (bpftrace loads BPF programs)"
+elif ! timeout 120 "$SH" "$work/bpftrace.sh" "$TRUE" >/dev/null 2>err ||
+	! grep -q '^@calls' "$work/b.txt"; then
+	drop bpftrace "'bpftrace -c true' fails or counts nothing: $(first_error err)"
+else
+	modes="$modes
+bpftrace|$SH $work/bpftrace.sh"
+fi
+
+# The million-call loops run only under the modes issue 21 compares (and
+# the agent's): each other mode would add 7-15 s a round.
+runs() { # workload mode: is the pair measured?
+	case $1 in shm1m | null1m) ;; *) return 0 ;; esac
+	case $2 in
+	untraced | iotrace | iotrace-no-rewrite | iotrace-agent | strace | perf-trace | bpftrace) return 0 ;;
+	esac
+	return 1
+}
+has_mode() { echo "$modes" | grep -q "^$1|"; }
 
 echo "iotrace bench: $REPS interleaved rounds on $(nproc) CPUs, $(uname -r)"
 echo "part 1: wall time, median of $REPS (ratios are what to compare)"
-interleave "$workloads" "$modes"
+echo "$workloads" | sed 's/|/: /'
+interleave "$workloads" "$modes" runs
 
 printf '%-10s %-20s %10s %12s %12s\n' workload mode "wall s" "/untraced" "/strace -c"
 : >part1.json
@@ -55,6 +135,7 @@ echo "$workloads" | while IFS='|' read -r wname wcmd; do
 	base=$(wall_of "$wname" untraced)
 	st=$(wall_of "$wname" strace)
 	echo "$modes" | while IFS='|' read -r mname mprefix; do
+		runs "$wname" "$mname" || continue
 		w=$(wall_of "$wname" "$mname")
 		printf '%-10s %-20s %10.3f %12s %12s\n' "$wname" "$mname" \
 			"$(awk -v n="$w" 'BEGIN { print n / 1e9 }')" \
@@ -132,18 +213,78 @@ check "$(ratio "$(wall_of dd iotrace-write)" "$(wall_of dd strace-bpf-write)")" 
 check "$(ratio "$(wall_of dd iotrace-openat)" "$(wall_of dd untraced)")" 1.3 \
 	"dd, untraced syscalls (-e trace=openat): iotrace / untraced"
 
+# Issue 21 (the fast path): its workloads' walls as ratios to untraced,
+# under each tool it is compared with, and its targets.  The start-up
+# row is each tool's fixed cost (in ms: /bin/true), which the ratios of
+# the short workloads include.
+i21_modes="iotrace iotrace-no-rewrite iotrace-agent strace perf-trace bpftrace"
+echo
+echo "issue 21: wall / untraced, median of $REPS (start-up: wall ms of $TRUE)"
+printf '%-10s %9s' workload "untraced"
+for m in $i21_modes; do has_mode "$m" && printf ' %10.10s' "$m"; done
+echo
+for w in dd shm1m null1m catpipe startup; do
+	base=$(wall_of "$w" untraced)
+	if [ $w = startup ]; then
+		printf '%-10s %9.1f' "$w" "$(awk -v n="$base" 'BEGIN { print n / 1e6 }')"
+	else
+		printf '%-10s %9.3f' "$w" "$(awk -v n="$base" 'BEGIN { print n / 1e9 }')"
+	fi
+	for m in $i21_modes; do
+		has_mode "$m" || continue
+		v=$(wall_of "$w" "$m")
+		if [ $w = startup ]; then
+			printf ' %10.1f' "$(awk -v n="$v" 'BEGIN { print n / 1e6 }')"
+		else
+			printf ' %10s' "$(ratio "$v" "$base")"
+		fi
+	done
+	echo
+done
+
+target() { # value limit label: a PASS or MISS line (the run goes on)
+	res=$(awk -v v="$1" -v l="$2" 'BEGIN { print (v <= l) ? "PASS" : "MISS" }')
+	printf '%s  %-68s %6s <= %s\n' "$res" "$3" "$1" "$2"
+	printf '{"target":"%s","ratio":%s,"limit":%s,"result":"%s"},\n' "$3" "$1" "$2" "$res" >>targets.json
+}
+echo
+echo "targets of issue 21 (ratios from part 1; a MISS does not fail the run):"
+for spec in "dd|1.3|dd bs=1024 count=20480 to a file" \
+	"shm1m|1.3|1M one-byte writes to tmpfs" \
+	"null1m|1.5|1M one-byte writes to /dev/null" \
+	"catpipe|1.3|cat of 256 MiB on tmpfs to a pipe"; do
+	w=${spec%%|*}
+	rest=${spec#*|}
+	lim=${rest%%|*}
+	label=${rest#*|}
+	v=$(ratio "$(wall_of "$w" iotrace)" "$(wall_of "$w" untraced)")
+	target "$v" "$lim" "$label: iotrace / untraced"
+	if has_mode bpftrace; then
+		target "$v" "$(ratio "$(wall_of "$w" bpftrace)" "$(wall_of "$w" untraced)")" \
+			"$label: iotrace vs bpftrace (/ untraced)"
+	else
+		echo "SKIP  $label: iotrace against bpftrace (no bpftrace mode)"
+	fi
+done
+
 echo
 echo "part 3: the untraced estimate of the header against --baseline=$REPS (wall in s)"
 IOTRACE=$IOTRACE HELPERS=$HELPERS REPS=$REPS sh "$here/estimate.sh"
 
+secs=$(awk -v n="$(($(now_ns) - start))" 'BEGIN { printf "%.0f", n / 1e9 }')
+# no_rewrite says whether this iotrace has --no-rewrite (the fast path's
+# switch): false, its figures are those of the ptrace engine alone.
 {
-	printf '{"schema":"iotrace-bench/1","date":"%s","kernel":"%s","cpus":%s,"reps":%s,\n' \
-		"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(uname -r)" "$(nproc)" "$REPS"
+	printf '{"schema":"iotrace-bench/1","date":"%s","kernel":"%s","cpus":%s,"reps":%s,"seconds":%s,\n' \
+		"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(uname -r)" "$(nproc)" "$REPS" "$secs"
+	printf '"no_rewrite":%s,"dropped":[%s],\n' \
+		"$(has_mode iotrace-no-rewrite && echo true || echo false)" "$dropped"
 	printf '"walls":[%s],\n' "$(sed '$ s/,$//' part1.json | tr -d '\n')"
 	printf '"latency":[%s],\n' "$(sed '$ s/,$//' part2.json | tr -d '\n')"
 	printf '"estimate":[%s],\n' "$(sed '$ s/,$//' part3.json | tr -d '\n')"
 	printf '"targets":[%s]}\n' "$(sed '$ s/,$//' targets.json | tr -d '\n')"
 } >"$out/latest.json.tmp"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$out/latest.json.tmp"
 mv "$out/latest.json.tmp" "$out/latest.json"
 echo
-echo "written: bench/results/latest.json"
+echo "written: bench/results/latest.json (bench.sh: $secs s)"

@@ -18,16 +18,20 @@ run_one() { # prefix command -> prints wall ns
 	echo $(($(now_ns) - t0))
 }
 
-# interleave WORKLOADS MODES: REPS rounds of every workload under every
-# mode into ./walls as "workload mode ns" lines.  A workload line is
-# "name|...|command" (its first field names it, its last is run), a mode
-# line "name|prefix".
+# interleave WORKLOADS MODES [FILTER]: REPS rounds of every workload
+# under every mode into ./walls as "workload mode ns" lines.  A workload
+# line is "name|...|command" (its first field names it, its last is run),
+# a mode line "name|prefix".  FILTER, a command given the workload's and
+# the mode's names, skips the pairs for which it fails.
 interleave() {
 	: >walls
 	round=1
 	while [ "$round" -le "$REPS" ]; do
 		echo "$1" | while IFS= read -r wline; do
 			echo "$2" | while IFS='|' read -r mname mprefix; do
+				if [ -n "${3:-}" ] && ! $3 "${wline%%|*}" "$mname"; then
+					continue
+				fi
 				echo "${wline%%|*} $mname $(run_one "$mprefix" \
 					"${wline##*|}")" >>walls
 			done
