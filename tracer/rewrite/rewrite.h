@@ -56,6 +56,9 @@ enum rw_refusal {
 
 struct rw_site {
 	uint64_t vaddr;		/* ELF vaddr of the mov (add the load bias) */
+	uint64_t offset;	/* its offset in the file: a mapping of file
+				   offset off at address A has it at
+				   A + offset - off */
 	int nr;			/* the immediate: x86_64 syscall number */
 };
 
