@@ -101,11 +101,14 @@ build/helpers/%: tests/helpers/%.c | build/config.mk
 	$(QCC)$(CC) -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
 
 # The fast path's site finder reads a shared object of known truth
-# (tests/unit/test-rewrite-sites.c): assembly, so every byte is known.
+# (tests/unit/test-rewrite-sites.c): assembly, so every byte is known;
+# linked at 0x10000, so that its segments' vaddrs are not their offsets
+# (a flag of this file's, hence the prerequisite).
 HELPER_BINS += build/helpers/rwsites.so
-build/helpers/rwsites.so: tests/helpers/rwsites.S | build/config.mk
+build/helpers/rwsites.so: tests/helpers/rwsites.S Makefile | build/config.mk
 	@mkdir -p $(dir $@)
-	$(QCC)$(CC) -shared -nostdlib -Wl,-z,noexecstack $(LDFLAGS) -o $@ $<
+	$(QCC)$(CC) -shared -nostdlib -Wl,-z,noexecstack \
+		-Wl,-Ttext-segment=0x10000 $(LDFLAGS) -o $@ $<
 build/tests/test-rewrite-sites: | build/helpers/rwsites.so
 
 # A static tracee (the agent engine cannot enter one): one helper again.

@@ -4,8 +4,9 @@
  * with: the sites rw_sites_find() gives for write in libc.so.6's file are
  * patched in this process's own libc (islands mapped within reach of it,
  * trampolines in a pool), and write(2) called through libc then runs in
- * a trampoline: the cell of its fd counts each call, its bytes and its
- * errors, and the data arrive as without it.  No tracer and no filter:
+ * a trampoline: the cell of its fd counts each call, its bytes, the
+ * bytes asked for and its errors, the errno row each errno, and the
+ * data arrive as without it.  No tracer and no filter:
  * what the engine adds (the pool's filter test, patching another
  * process through /proc/PID/mem) is tested apart.
  */
@@ -97,7 +98,8 @@ int main(void)
 			.at = (uint64_t)(pool + i * RW_TRAMP_MAX),
 			.site = l.bias + s.site[i].vaddr, .nr = s.site[i].nr,
 			.slot = 0, .fd_reg = RW_RDI, .moves_data = true,
-			.counters = (uint64_t)c, .mult = tsc.mult,
+			.size_reg = RW_RDX, .counters = (uint64_t)c,
+			.mult = tsc.mult,
 			.shift = tsc.shift,
 		};
 		uint8_t *stub = island + i * 16;
@@ -125,8 +127,9 @@ int main(void)
 	ok(!memcmp(got, "hellohellohello", 15), "as written");
 	cell = &c->cell[0][fds[1]];
 	is_int(cell->calls, 10, "the pipe's cell counts ten calls");
-	is_int(cell->done, 10, "all ten done");
 	is_int(cell->bytes, 50, "fifty bytes");
+	is_int(cell->req, 50, "fifty asked for");
+	is_int(cell->shorts, 0, "none short");
 	is_int(cell->errors, 0, "no error");
 	close(fds[0]);
 	signal(SIGPIPE, SIG_IGN);
@@ -134,6 +137,9 @@ int main(void)
 	is_int(write(fds[1], "x", 1), -1, "a write to a closed pipe fails");
 	is_int(errno, EPIPE, "with EPIPE, as without the fast path");
 	is_int(cell->errors, 1, "its error counted");
+	is_int(c->err[0][EPIPE], 1, "as EPIPE");
+	ok(cell->calls == 11 && cell->req == 51 && cell->bytes == 50,
+	   "a call, a byte asked, none moved");
 	rw_sites_free(&s);
 	return done_testing();
 }

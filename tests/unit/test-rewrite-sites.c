@@ -7,7 +7,9 @@
  * shared object with one function per rule, each rule refuses exactly
  * the sites it exists for and the rest are found where their symbols
  * say.  Every syscall gets one verdict: the sites and the refusals add
- * up to the syscalls.
+ * up to the syscalls.  Each site's file offset is where its vaddr's
+ * PT_LOAD segment puts it (rwsites.so is linked at a base other than 0,
+ * so that the two differ) and holds its bytes.
  */
 #include <elf.h>
 #include <errno.h>
@@ -43,10 +45,12 @@ static size_t verdicts(const struct rw_sites *s)
 }
 
 /*
- * The n bytes at vaddr of the ELF file at path, read through its program
- * headers here rather than the code under test: 0, or -1.
+ * The file offset of the n bytes at vaddr of the ELF file at path, read
+ * through its program headers here rather than the code under test;
+ * *shift: the PT_LOAD segment's p_vaddr - p_offset.  0, or -1.
  */
-static int file_bytes(const char *path, uint64_t vaddr, void *buf, size_t n)
+static int file_offset(const char *path, uint64_t vaddr, size_t n,
+		       uint64_t *off, int64_t *shift)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
@@ -63,9 +67,9 @@ static int file_bytes(const char *path, uint64_t vaddr, void *buf, size_t n)
 		if (ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
 		    vaddr + n > ph.p_vaddr + ph.p_filesz)
 			continue;
-		if (pread(fd, buf, n, (off_t)(ph.p_offset + vaddr -
-		    ph.p_vaddr)) == (ssize_t)n)
-			ret = 0;
+		*off = ph.p_offset + vaddr - ph.p_vaddr;
+		*shift = (int64_t)(ph.p_vaddr - ph.p_offset);
+		ret = 0;
 		break;
 	}
 out_close:
@@ -73,23 +77,44 @@ out_close:
 	return ret;
 }
 
-/* Sites that are not b8 <nr> 0f 05 in the file, or not hot. */
+static int file_read(const char *path, uint64_t off, void *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t got = fd < 0 ? -1 : pread(fd, buf, n, (off_t)off);
+
+	if (fd >= 0)
+		close(fd);
+	return got == (ssize_t)n ? 0 : -1;
+}
+
+/*
+ * Sites that are not b8 <nr> 0f 05 in the file, at the offset their
+ * vaddr's segment gives, or not hot, or whose offset is another.
+ * *shifted: sites whose segment's vaddr and offset differ.
+ */
 static size_t bad_sites(const char *path, const struct rw_sites *s,
-			const uint8_t hot[128])
+			const uint8_t hot[128], size_t *shifted)
 {
 	unsigned char got[7], want[7] = { 0xb8, 0, 0, 0, 0, 0x0f, 0x05 };
 	size_t bad = 0;
+	uint64_t off;
+	int64_t shift = 0;
 
+	*shifted = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		uint32_t nr = (uint32_t)s->site[i].nr;
 
 		memcpy(want + 1, &nr, 4);
-		if (file_bytes(path, s->site[i].vaddr, got, 7) ||
+		if (file_offset(path, s->site[i].vaddr, 7, &off, &shift) ||
+		    off != s->site[i].offset ||
+		    file_read(path, s->site[i].offset, got, 7) ||
 		    memcmp(got, want, 7) || !is_hot(hot, s->site[i].nr)) {
-			printf("# bad site at %#llx\n",
-			       (unsigned long long)s->site[i].vaddr);
+			printf("# bad site at %#llx (offset %#llx)\n",
+			       (unsigned long long)s->site[i].vaddr,
+			       (unsigned long long)s->site[i].offset);
 			bad++;
 		}
+		*shifted += shift != 0;
 	}
 	return bad;
 }
@@ -130,6 +155,7 @@ static void test_libc(void)
 		SYS_fdatasync };
 	uint8_t hot[128] = { 0 };
 	struct rw_sites s;
+	size_t shifted;
 	long want;
 
 	for (size_t i = 0; i < sizeof(calls) / sizeof(*calls); i++)
@@ -140,8 +166,8 @@ static void test_libc(void)
 	       s.refused[RW_REFUSE_SHAPE], s.refused[RW_REFUSE_NOT_HOT],
 	       s.refused[RW_REFUSE_UNDECODED], s.refused[RW_REFUSE_TARGET]);
 	ok(s.n > 0, "libc: sites of the hot calls found");
-	is_int(bad_sites(LIBC, &s, hot), 0,
-	       "libc: each site is b8 <hot nr> 0f 05 in the file");
+	is_int(bad_sites(LIBC, &s, hot, &shifted), 0, "libc: each site is b8 "
+	       "<hot nr> 0f 05 in the file, at its offset");
 	ok(ascending(&s), "libc: sites by ascending vaddr");
 	is_int(verdicts(&s), s.syscalls, "libc: one verdict a syscall");
 	want = objdump_syscalls(LIBC);
@@ -172,6 +198,7 @@ static void test_truth(const char *so)
 {
 	uint8_t hot[128] = { 0 };
 	struct rw_sites s;
+	size_t shifted;
 
 	hot_add(hot, SYS_read);
 	hot_add(hot, SYS_write);
@@ -195,7 +222,9 @@ static void test_truth(const char *so)
 		       "rw_fde: found through its FDE alone");
 		is_int(s.site[2].nr, SYS_pread64, "rw_fde: pread64");
 	}
-	is_int(bad_sites(so, &s, hot), 0, "each site is b8 <nr> 0f 05");
+	is_int(bad_sites(so, &s, hot, &shifted), 0,
+	       "each site is b8 <nr> 0f 05 at its file offset");
+	is_int(shifted, s.n, "the segment's vaddr is not its offset");
 	rw_sites_free(&s);
 }
 

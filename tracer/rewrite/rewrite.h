@@ -27,21 +27,34 @@
 #define RW_SLOTS 32		/* hot calls per run (their counter slots) */
 #define RW_HIST 40		/* log2 ns, as PROFILE_HIST_BUCKETS */
 
+#define RW_ERRNOS 134		/* errnos counted apart; others: err[.][0] */
+
 /*
  * The counters of one process: a memfd of its own, mapped at the same
  * address in the process (the trampolines add to it with lock-prefixed
- * adds) and in iotrace (which reads and folds it).  calls is added at
- * the trampoline's entry, done after its syscall: calls - done are calls
- * in flight, or left (siglongjmp) where iotrace did not see their end.
+ * adds) and in iotrace (which reads and folds it).  A call counts once,
+ * at the trampoline's end, after its syscall: nothing is counted at its
+ * entry, so a call iotrace takes out of a trampoline before or in its
+ * syscall (rw_tramp_leave()) is not in the cell, and one that never ends
+ * (the task killed in it) is in no cell.  With a size register
+ * (rw_tramp_spec.size_reg), req adds the size the program asked for, its
+ * value at entry, on every call, failed ones too; shorts counts the
+ * calls whose result r is 0 <= r < that size (a short transfer: EOF, a
+ * pipe's partial read).
  */
 struct rw_cell {
-	uint64_t calls, done, errors, ns, bytes;
+	uint64_t calls; /* calls ended (after the syscall) */
+	uint64_t errors, ns, bytes, req, shorts;
 };
 
 struct rw_counters {
 	struct rw_cell cell[RW_SLOTS][RW_FDS];
 	uint64_t hist[RW_SLOTS][RW_HIST];	/* bucket b: [2^b, 2^(b+1)) ns;
 						   0 ns in bucket 0 */
+	uint64_t err[RW_SLOTS][RW_ERRNOS];	/* calls that failed with
+						   -e (result in -4095..-1),
+						   e < RW_ERRNOS; the rest
+						   in err[slot][0] */
 };
 
 /* The sites of one object, as found in its file (sites.c). */
@@ -56,6 +69,9 @@ enum rw_refusal {
 
 struct rw_site {
 	uint64_t vaddr;		/* ELF vaddr of the mov (add the load bias) */
+	uint64_t offset;	/* its offset in the file: a mapping of file
+				   offset off at address A has it at
+				   A + offset - off */
 	int nr;			/* the immediate: x86_64 syscall number */
 };
 
@@ -89,14 +105,31 @@ struct rw_tramp_spec {
 				   cell 0.  An fd outside 0 .. RW_FDS - 1
 				   goes to the original syscall (ptrace) */
 	bool moves_data;	/* a result > 0 is bytes moved */
-	uint64_t counters;	/* address of struct rw_counters there */
+	enum rw_reg size_reg;	/* the size argument (req, shorts): RW_RDX
+				   (read, write, pread64, pwrite64's count),
+				   or RW_NOREG: none (readv, writev, lseek,
+				   fsync); no other register */
+	uint64_t counters;	/* address of struct rw_counters there:
+				   the cells, hist and err rows of slot */
 	uint64_t mult;		/* ns = (ticks * mult) >> shift */
 	unsigned shift;
 };
 
-#define RW_TRAMP_MAX 256	/* bytes a trampoline takes at most */
+/*
+ * Bytes a trampoline takes at most: 5 cache lines.  The longest variant
+ * is 280 bytes (an fd in r8-r10, whose instructions take a REX prefix,
+ * with bytes and a size: the size's add and compare, the errno row's
+ * index and address), past the 256 this was before those; the pool's
+ * 4 MiB of code hold 13,107 of 320.
+ */
+#define RW_TRAMP_MAX 320
 
-/* Writes the trampoline of s into buf (RW_TRAMP_MAX bytes); its length. */
+/*
+ * Writes the trampoline of s into buf (RW_TRAMP_MAX bytes); its length,
+ * or 0 (nothing written) for a spec it cannot make: a slot out of the
+ * counters, a shift of 64 or more, a negative nr, an fd_reg outside enum
+ * rw_reg, a size_reg other than RW_NOREG and RW_RDX.
+ */
 size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s);
 /* The island stub at address at jumping to target (RW_ISLAND_LEN bytes). */
 void rw_island_emit(uint8_t *buf, uint64_t target);
@@ -110,15 +143,20 @@ bool rw_site_patch(uint8_t buf[RW_SITE_LEN], uint64_t site, uint64_t island);
  * syscall).  Decides how it leaves so that the program sees what it
  * would untraced and counts stay as strace's:
  *   RW_AT_BEFORE: not yet in the syscall: *regs becomes the task's at
- *     the site (rip = site, saved registers and rsp back); if the entry
- *     was counted (*uncount set), iotrace takes one call off its cell;
+ *     the site (rip = site, saved registers and rsp back); nothing of
+ *     the call was counted, and it is made again from the site;
  *   RW_AT_SYSCALL: interrupted in its syscall (rax -ERESTART*): *regs
  *     becomes the task's just after the original syscall (rip = site +
  *     7, rax kept, so the kernel's restart, if any, goes through the
  *     original `syscall`: a ptrace stop); *elapsed_ns is how long the
- *     call had run (iotrace counts it done, with its error);
+ *     call had run.  The trampoline's end never runs, so nothing of
+ *     the call is in the counters: iotrace counts it itself (a call,
+ *     its error, its ns; with a size register its req, which *regs
+ *     holds again, the program's);
  *   RW_AT_AFTER: after the syscall: iotrace single-steps it out of the
- *     pool before it delivers the signal.
+ *     pool before it delivers the signal (the steps count the call).
+ * *uncount is always false: the entry is never counted, so there is
+ * nothing to take off (kept for callers written when it was).
  * read(addr, buf, n) reads the task's memory (its stack); 0 or -errno.
  */
 enum rw_at { RW_AT_BEFORE, RW_AT_SYSCALL, RW_AT_AFTER };

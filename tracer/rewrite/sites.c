@@ -333,14 +333,19 @@ static enum walk walk_to(const struct scan *s, struct range fn,
 	return fn.start + off == vaddr ? WALK_AT : WALK_INSIDE;
 }
 
-static int site_add(struct scan *s, uint64_t vaddr, int nr)
+/* The site at vaddr, in seg's file part: its file offset from seg's. */
+static int site_add(struct scan *s, const struct elf_seg *seg,
+		    uint64_t vaddr, int nr)
 {
 	struct rw_sites *out = s->out;
 
 	if (grow((void **)&out->site, &s->site_cap, out->n,
 		 sizeof(*out->site)))
 		return -ENOMEM;
-	out->site[out->n++] = (struct rw_site){ vaddr, nr };
+	out->site[out->n++] = (struct rw_site){
+		.vaddr = vaddr, .offset = seg->off + (vaddr - seg->vaddr),
+		.nr = nr,
+	};
 	return 0;
 }
 
@@ -349,6 +354,7 @@ static int judge(struct scan *s, uint64_t vaddr)
 {
 	enum walk w = WALK_LOST;
 	uint64_t mov = vaddr - RW_SITE_LEN, prev = UINT64_MAX;
+	const struct elf_seg *seg = NULL;
 	const unsigned char *p;
 	struct range fn;
 	uint32_t nr;
@@ -358,7 +364,7 @@ static int judge(struct scan *s, uint64_t vaddr)
 	if (w == WALK_INSIDE)
 		return 0;
 	s->out->syscalls++;
-	p = vaddr >= RW_SITE_LEN ? elf_obj_bytes(s->o, mov, RW_SITE_LEN, NULL)
+	p = vaddr >= RW_SITE_LEN ? elf_obj_bytes(s->o, mov, RW_SITE_LEN, &seg)
 				 : NULL;
 	if (!p || p[0] != 0xb8) {
 		s->out->refused[RW_REFUSE_SHAPE]++;
@@ -372,7 +378,7 @@ static int judge(struct scan *s, uint64_t vaddr)
 	else if (targeted(s, mov + 1, mov + RW_SITE_LEN - 1))
 		s->out->refused[RW_REFUSE_TARGET]++;
 	else
-		return site_add(s, mov, (int)nr);
+		return site_add(s, seg, mov, (int)nr);
 	return 0;
 }
 

@@ -3,12 +3,18 @@
  * The trampoline of a rewritten call site (rewrite.h), as a template:
  * tramp.c copies one variant into the pool and fills its fields (the
  * call's number, the shift, the constants after its code).  Variants,
- * because the fd argument's register is part of two instructions and a
- * call that moves no data has no bytes to add; RW_TRAMP below is the one
- * body they share.  The bytes live in .rodata: iotrace never runs them,
- * it copies them, so they are written with no reference outside
- * themselves (jumps, rip-relative loads of their own constants) and
- * rw_tramp_tab[] gives each variant's offsets (tramp-tmpl.h).
+ * because the fd argument's register is part of two instructions, a
+ * call that moves no data has no bytes to add and one with no size
+ * argument no size to add or compare; RW_TRAMP below is the one body
+ * they share.  The bytes live in .rodata: iotrace never runs them, it
+ * copies them, so they are written with no reference outside themselves
+ * (jumps, rip-relative loads of their own constants) and rw_tramp_tab[]
+ * gives each variant's offsets (tramp-tmpl.h).
+ *
+ * A call counts once, at its end: its cell (calls, ns, bytes, req,
+ * shorts or errors), its histogram bucket and, on an error, its errno's
+ * count are all added after the syscall, nothing before it, so a task
+ * taken back to the site before the syscall has nothing to undo.
  *
  * Rules the body keeps, and why:
  *  - jumps only, no call/ret: a shadow stack would see a return to
@@ -25,6 +31,10 @@
  *    registers when a signal interrupts the call (rbx as the base: its
  *    lock-prefixed adds need no SIB byte, which keeps the longest
  *    variant under RW_TRAMP_MAX);
+ *  - the size (req, shorts) read back from the program's rdx in the
+ *    frame: the value it gave at entry, whatever rdtsc left in rdx;
+ *  - lock-prefixed adds for every counter: the cells, rows and
+ *    histogram are the process's, shared by its threads;
  *  - no vector registers: the program's, unsaved, are live.
  */
 #include "tracer/rewrite/tramp-tmpl.h"
@@ -43,9 +53,10 @@ rw_tramp_code:
 /*
  * One variant.  name: its labels' suffix; fd: the 32-bit name of the fd
  * argument's register, or empty (cell 0, no check); moves: 1 if a
- * result > 0 is bytes moved.
+ * result > 0 is bytes moved; sized: 1 if rdx is the size asked for (req,
+ * shorts).
  */
-.macro RW_TRAMP name, fd, moves
+.macro RW_TRAMP name, fd, moves, sized
 .Lt_\name:
 .ifnb \fd
 	/* 1. fds the cells do not cover take the original syscall (a
@@ -68,16 +79,14 @@ rw_tramp_code:
 .Lsaved_r12_\name:
 	push	%rdx
 .Lsaved_rdx_\name:
-	/* 3. rbx = &cell[slot][fd]; the call counted at its entry, so
-	 * calls - done is what is in flight. */
+	/* 3. rbx = &cell[slot][fd]; nothing is counted before the call
+	 * ends, so a task taken out of it here leaves no trace. */
 	mov	.Lk_cell_\name(%rip), %rbx
 .ifnb \fd
 	mov	%\fd, %eax
 	imul	$TT_CELL_SIZE, %rax, %rax
 	add	%rax, %rbx
 .endif
-	lock incq TT_CELL_CALLS(%rbx)
-.Lcounted_\name:
 	/* 4. t0 in r12 (rdtsc writes rdx: syscall argument 3). */
 	rdtsc
 	shl	$32, %rdx
@@ -91,7 +100,7 @@ rw_tramp_code:
 	syscall
 .Lsysret_\name:
 	/* 6. The result in rcx; ns = ((t1 - t0) * mult) >> shift, the
-	 * product's 128 bits in rdx:rax. */
+	 * product's 128 bits in rdx:rax.  The call counts here, once. */
 	mov	%rax, %rcx
 	rdtsc
 	shl	$32, %rdx
@@ -101,22 +110,52 @@ rw_tramp_code:
 	shrd	$0, %rdx, %rax
 .Lshift_\name:
 	lock addq %rax, TT_CELL_NS(%rbx)
-	lock incq TT_CELL_DONE(%rbx)
+	lock incq TT_CELL_CALLS(%rbx)
+.if \sized
+	/* the size as the program gave it, from its saved rdx */
+	mov	(%rsp), %rdx
+	lock addq %rdx, TT_CELL_REQ(%rbx)
+.endif
 	cmp	$-4095, %rcx		/* unsigned: -4095 .. -1 */
-.if \moves
+.if \moves | \sized
 	jae	.Lerror_\name
 	test	%rcx, %rcx
+.if \moves
+.if \sized
+	js	.Lhist_\name		/* not an error, nor a transfer */
+	jz	.Lshort_\name
+.else
 	jle	.Lhist_\name
+.endif
 	lock addq %rcx, TT_CELL_BYTES(%rbx)
+.else
+	js	.Lhist_\name
+.endif
+.if \sized
+.Lshort_\name:
+	/* 0 <= result < size, the size unsigned as size_t */
+	cmp	%rdx, %rcx
+	jae	.Lhist_\name
+	lock incq TT_CELL_SHORTS(%rbx)
+.endif
 	jmp	.Lhist_\name
 .Lerror_\name:
 .else
 	jb	.Lhist_\name
 .endif
+	/* 7. An error: its errno's count, err[slot][0] past the row. */
 	lock incq TT_CELL_ERRORS(%rbx)
+	mov	%ecx, %edx
+	neg	%edx			/* 1 .. 4095 */
+	cmp	$TT_ERRNOS, %edx
+	jb	.Lerrno_\name
+	xor	%edx, %edx
+.Lerrno_\name:
+	mov	.Lk_err_\name(%rip), %r11
+	lock incq (%r11,%rdx,8)
 .Lhist_\name:
-	/* bucket = floor(log2(ns | 1)), at most RW_HIST - 1: ns | 1 puts
-	 * 0 ns in bucket 0 and spares bsr's undefined result on 0. */
+	/* 8. bucket = floor(log2(ns | 1)), at most RW_HIST - 1: ns | 1
+	 * puts 0 ns in bucket 0 and spares bsr's undefined result on 0. */
 	mov	%rax, %rdx
 	or	$1, %rdx
 	bsr	%rdx, %rdx
@@ -126,7 +165,7 @@ rw_tramp_code:
 .Lbucket_\name:
 	mov	.Lk_hist_\name(%rip), %r11
 	lock incq (%r11,%rdx,8)
-	/* 7. The result, the program's registers; back after the
+	/* 9. The result, the program's registers; back after the
 	 * original syscall. */
 	mov	%rcx, %rax
 	pop	%rdx
@@ -144,6 +183,8 @@ rw_tramp_code:
 	.quad	0			/* &counters->cell[slot][0] */
 .Lk_hist_\name:
 	.quad	0			/* &counters->hist[slot][0] */
+.Lk_err_\name:
+	.quad	0			/* &counters->err[slot][0] */
 .Lk_mult_\name:
 	.quad	0			/* mult */
 .Lend_\name:
@@ -157,7 +198,6 @@ rw_tramp_code:
 	.long	.Lsaved_rbx_\name - .Lt_\name		/* TT_SAVED_RBX */
 	.long	.Lsaved_r12_\name - .Lt_\name		/* TT_SAVED_R12 */
 	.long	.Lsaved_rdx_\name - .Lt_\name		/* TT_SAVED_RDX */
-	.long	.Lcounted_\name - .Lt_\name		/* TT_COUNTED */
 	.long	.Lrdx_back_\name - .Lt_\name		/* TT_RDX_BACK */
 	.long	.Lsysret_\name - .Lt_\name		/* TT_SYSRET */
 	.long	.Lnr_\name - 4 - .Lt_\name		/* TT_NR */
@@ -175,25 +215,28 @@ rw_tramp_code:
 	.long	.Lk_back_\name - .Lt_\name		/* TT_K_BACK */
 	.long	.Lk_cell_\name - .Lt_\name		/* TT_K_CELL */
 	.long	.Lk_hist_\name - .Lt_\name		/* TT_K_HIST */
+	.long	.Lk_err_\name - .Lt_\name		/* TT_K_ERR */
 	.long	.Lk_mult_\name - .Lt_\name		/* TT_K_MULT */
 	.popsection
 .endm
 
-/* In enum rw_reg's order (RW_NOREG first), without then with bytes. */
-	RW_TRAMP noreg0, , 0
-	RW_TRAMP noreg1, , 1
-	RW_TRAMP rdi0, edi, 0
-	RW_TRAMP rdi1, edi, 1
-	RW_TRAMP rsi0, esi, 0
-	RW_TRAMP rsi1, esi, 1
-	RW_TRAMP rdx0, edx, 0
-	RW_TRAMP rdx1, edx, 1
-	RW_TRAMP r10_0, r10d, 0
-	RW_TRAMP r10_1, r10d, 1
-	RW_TRAMP r8_0, r8d, 0
-	RW_TRAMP r8_1, r8d, 1
-	RW_TRAMP r9_0, r9d, 0
-	RW_TRAMP r9_1, r9d, 1
+/* One register's four: without then with bytes, each without then with
+ * a size in rdx. */
+.macro RW_TRAMPS name, fd
+	RW_TRAMP \name\()_00, \fd, 0, 0
+	RW_TRAMP \name\()_01, \fd, 0, 1
+	RW_TRAMP \name\()_10, \fd, 1, 0
+	RW_TRAMP \name\()_11, \fd, 1, 1
+.endm
+
+/* In enum rw_reg's order, RW_NOREG first (tramp-tmpl.h: TT_VARIANTS). */
+	RW_TRAMPS noreg,
+	RW_TRAMPS rdi, edi
+	RW_TRAMPS rsi, esi
+	RW_TRAMPS rdx, edx
+	RW_TRAMPS r10, r10d
+	RW_TRAMPS r8, r8d
+	RW_TRAMPS r9, r9d
 
 	.size rw_tramp_code, . - rw_tramp_code
 	.section .rodata.rw_tramp_tab, "a"

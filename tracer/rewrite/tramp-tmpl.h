@@ -13,12 +13,14 @@
 /* rewrite.h's numbers, as the assembler needs them (checked in tramp.c). */
 #define TT_FDS 256		/* RW_FDS */
 #define TT_HIST_TOP 39		/* RW_HIST - 1 */
-#define TT_CELL_SIZE 40		/* sizeof(struct rw_cell) */
+#define TT_ERRNOS 134		/* RW_ERRNOS */
+#define TT_CELL_SIZE 48		/* sizeof(struct rw_cell) */
 #define TT_CELL_CALLS 0		/* offsetof(struct rw_cell, calls) ... */
-#define TT_CELL_DONE 8
-#define TT_CELL_ERRORS 16
-#define TT_CELL_NS 24
-#define TT_CELL_BYTES 32
+#define TT_CELL_ERRORS 8
+#define TT_CELL_NS 16
+#define TT_CELL_BYTES 24
+#define TT_CELL_REQ 32
+#define TT_CELL_SHORTS 40
 
 /*
  * The frame: the red zone skipped (lea), then the registers the body
@@ -29,13 +31,14 @@
 #define TT_REDZONE 128
 #define TT_PUSH_RBX 0		/* the program's rbx (the cell's address) */
 #define TT_PUSH_R12 1		/* the program's r12 (t0) */
-#define TT_PUSH_RDX 2		/* the program's rdx (rdtsc writes it) */
+#define TT_PUSH_RDX 2		/* the program's rdx (rdtsc writes it; a
+				   size in rdx is read back from here) */
 
 /*
  * One row of rw_tramp_tab[]: offsets from the variant's first byte
  * (TT_START: from rw_tramp_code).  An offset that marks a state is the
- * first byte after the instruction that makes it, so "ip >= TT_COUNTED"
- * reads "the entry was counted".  A field the variant lacks is 0.
+ * first byte after the instruction that makes it, so "ip >= TT_SYSRET"
+ * reads "the syscall was made".  A field the variant lacks is 0.
  */
 #define TT_START 0		/* its code, from rw_tramp_code */
 #define TT_LEN 1		/* its bytes, code and constants */
@@ -43,20 +46,23 @@
 #define TT_SAVED_RBX 3		/* after its push */
 #define TT_SAVED_R12 4
 #define TT_SAVED_RDX 5
-#define TT_COUNTED 6		/* after the lock incq of calls */
-#define TT_RDX_BACK 7		/* after rdx is the program's again */
-#define TT_SYSRET 8		/* after the syscall */
-#define TT_NR 9			/* imm32 of the mov $NR,%eax before syscall */
-#define TT_NR_SLOW 10		/* imm32 of the fd check's mov (0: none) */
-#define TT_SHIFT 11		/* imm8 of the shrd */
-#define TT_K_SLOW 12		/* .quad site + 5 (0: none) */
-#define TT_K_BACK 13		/* .quad site + 7 */
-#define TT_K_CELL 14		/* .quad &counters->cell[slot][0] */
-#define TT_K_HIST 15		/* .quad &counters->hist[slot][0] */
+#define TT_RDX_BACK 6		/* after rdx is the program's again */
+#define TT_SYSRET 7		/* after the syscall */
+#define TT_NR 8			/* imm32 of the mov $NR,%eax before syscall */
+#define TT_NR_SLOW 9		/* imm32 of the fd check's mov (0: none) */
+#define TT_SHIFT 10		/* imm8 of the shrd */
+#define TT_K_SLOW 11		/* .quad site + 5 (0: none) */
+#define TT_K_BACK 12		/* .quad site + 7 */
+#define TT_K_CELL 13		/* .quad &counters->cell[slot][0] */
+#define TT_K_HIST 14		/* .quad &counters->hist[slot][0] */
+#define TT_K_ERR 15		/* .quad &counters->err[slot][0] */
 #define TT_K_MULT 16		/* .quad mult */
 #define TT_N 17
 
-#define TT_VARIANTS 14
+/* Variants: enum rw_reg's 7 fd registers (RW_NOREG first), each without
+ * then with bytes moved, each of those without then with a size in rdx:
+ * row ((fd_reg - RW_NOREG) * 2 + moves_data) * 2 + (size_reg == RW_RDX). */
+#define TT_VARIANTS 28
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>

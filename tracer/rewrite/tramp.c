@@ -19,26 +19,31 @@
 /* The numbers tramp-tmpl.S was written with. */
 _Static_assert(TT_FDS == RW_FDS, "tramp-tmpl.h: RW_FDS");
 _Static_assert(TT_HIST_TOP == RW_HIST - 1, "tramp-tmpl.h: RW_HIST");
+_Static_assert(TT_ERRNOS == RW_ERRNOS, "tramp-tmpl.h: RW_ERRNOS");
 _Static_assert(TT_CELL_SIZE == sizeof(struct rw_cell), "rw_cell's size");
 _Static_assert(TT_CELL_CALLS == offsetof(struct rw_cell, calls) &&
-	       TT_CELL_DONE == offsetof(struct rw_cell, done) &&
 	       TT_CELL_ERRORS == offsetof(struct rw_cell, errors) &&
 	       TT_CELL_NS == offsetof(struct rw_cell, ns) &&
-	       TT_CELL_BYTES == offsetof(struct rw_cell, bytes),
+	       TT_CELL_BYTES == offsetof(struct rw_cell, bytes) &&
+	       TT_CELL_REQ == offsetof(struct rw_cell, req) &&
+	       TT_CELL_SHORTS == offsetof(struct rw_cell, shorts),
 	       "rw_cell's fields");
-_Static_assert(RW_R9 - RW_NOREG + 1 == TT_VARIANTS / 2, "rw_reg's values");
+_Static_assert(RW_R9 - RW_NOREG + 1 == TT_VARIANTS / 4, "rw_reg's values");
 
 #define ERESTARTSYS 512		/* the kernel's, never seen by programs */
 #define ERESTARTNOINTR 513
 #define ERESTARTNOHAND 514
 #define ERESTART_RESTARTBLOCK 516
 
-/* The row of s's variant, or NULL if s asks for none the template has. */
+/* The row of s's variant (tramp-tmpl.h's order), or NULL if s asks for
+ * none the template has: the size is in rdx or there is none. */
 static const uint32_t *tramp_row(const struct rw_tramp_spec *s)
 {
-	if (s->fd_reg < RW_NOREG || s->fd_reg > RW_R9)
+	if (s->fd_reg < RW_NOREG || s->fd_reg > RW_R9 ||
+	    (s->size_reg != RW_NOREG && s->size_reg != RW_RDX))
 		return NULL;
-	return rw_tramp_tab[(s->fd_reg - RW_NOREG) * 2 + !!s->moves_data];
+	return rw_tramp_tab[((s->fd_reg - RW_NOREG) * 2 + !!s->moves_data) *
+			    2 + (s->size_reg == RW_RDX)];
 }
 
 /* What the trampoline cannot do: a slot out of the counters, a shift
@@ -61,7 +66,7 @@ static void put64(uint8_t *buf, uint32_t at, uint64_t v)
 
 /*
  * Copies s's variant and fills its fields.  0 (nothing written) for a
- * spec tramp_spec_ok() refuses or a fd_reg outside enum rw_reg: a
+ * spec tramp_spec_ok() refuses or one tramp_row() has no variant for: a
  * length of 0 is no trampoline.
  */
 size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s)
@@ -69,6 +74,7 @@ size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s)
 	const uint32_t *t = tramp_row(s);
 	uint64_t cells = sizeof(((struct rw_counters *)0)->cell[0]);
 	uint64_t hists = sizeof(((struct rw_counters *)0)->hist[0]);
+	uint64_t errs = sizeof(((struct rw_counters *)0)->err[0]);
 
 	if (!t || !tramp_spec_ok(s) || t[TT_LEN] > RW_TRAMP_MAX)
 		return 0;
@@ -83,6 +89,8 @@ size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s)
 	put64(buf, t[TT_K_CELL], s->counters + (uint64_t)s->slot * cells);
 	put64(buf, t[TT_K_HIST], s->counters +
 	      offsetof(struct rw_counters, hist) + (uint64_t)s->slot * hists);
+	put64(buf, t[TT_K_ERR], s->counters +
+	      offsetof(struct rw_counters, err) + (uint64_t)s->slot * errs);
 	put64(buf, t[TT_K_MULT], s->mult);
 	return t[TT_LEN];
 }
@@ -198,7 +206,8 @@ static uint64_t tramp_ns(const struct rw_tramp_spec *s, uint64_t t0,
  * trampoline's own way out is the one to take (RW_AT_AFTER, *regs
  * untouched).  An ip outside the trampoline, or a stack iotrace cannot
  * read, also gives RW_AT_AFTER with *regs untouched: nothing that would
- * change what the program sees is done on a guess.
+ * change what the program sees is done on a guess.  Nothing is counted
+ * before the syscall ends, so *uncount is always false.
  */
 enum rw_at rw_tramp_leave(const struct rw_tramp_spec *s, uint64_t ip,
 			  struct user_regs_struct *regs, uint64_t now_ticks,
@@ -227,7 +236,6 @@ enum rw_at rw_tramp_leave(const struct rw_tramp_spec *s, uint64_t ip,
 		*regs = r;
 		return RW_AT_SYSCALL;
 	}
-	*uncount = off >= t[TT_COUNTED];
 	r.rip = s->site;
 	*regs = r;
 	return RW_AT_BEFORE;

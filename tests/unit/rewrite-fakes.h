@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fake call sites the fast path's trampoline tests share
+ * (test-rewrite-tramp.c: what the program sees; test-rewrite-count.c:
+ * what the counters see): `mov $NR,%eax; syscall; ret` in a region of
+ * the test's own, rewritten as iotrace rewrites a program's (site ->
+ * jmp rel32 -> island -> trampoline), then called as C functions; the
+ * counters in shared memory, so forked children count into them too.
+ */
+#ifndef IOTRACE_REWRITE_FAKES_H
+#define IOTRACE_REWRITE_FAKES_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include "tracer/rewrite/rewrite.h"
+
+/* --- the fake sites, their islands and trampolines --- */
+
+enum { F_WRITE, F_READ, F_GETPID, F_MMAP, F_ZERO, F_CLAMP,
+       F_RD00, F_RD01, F_RD10, F_RD11, F_N };
+
+/* ns = ticks, through the 128-bit product: (t * 2^62) >> 62. */
+#define TICKS (1ULL << 62), 62
+
+static const struct fake {
+	int nr, slot;
+	enum rw_reg fd_reg;
+	bool moves_data;
+	enum rw_reg size_reg;
+	uint64_t mult;
+	unsigned shift;
+	uint8_t pre[3];		/* before the mov: glibc's mmap moves its
+				   4th argument from rcx to r10 */
+	size_t npre;
+} fakes[F_N] = {
+	[F_WRITE] = { 1, 3, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0 },
+	[F_READ] = { 0, 5, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0 },
+	[F_GETPID] = { 39, 7, RW_NOREG, false, RW_NOREG, TICKS, { 0 }, 0 },
+	[F_MMAP] = { 9, 9, RW_R8, false, RW_NOREG, TICKS,
+		     { 0x49, 0x89, 0xca }, 3 },
+	/* the histogram's ends: always 0 ns; 2^64 - ticks ns */
+	[F_ZERO] = { 1, 11, RW_RDI, true, RW_RDX, 0, 0, { 0 }, 0 },
+	[F_CLAMP] = { 1, 12, RW_RDI, true, RW_RDX, ~0ULL, 0, { 0 }, 0 },
+	/* read with and without bytes (first digit), without and with a
+	 * size (second): the results a tracer forces */
+	[F_RD00] = { 0, 13, RW_RDI, false, RW_NOREG, TICKS, { 0 }, 0 },
+	[F_RD01] = { 0, 14, RW_RDI, false, RW_RDX, TICKS, { 0 }, 0 },
+	[F_RD10] = { 0, 15, RW_RDI, true, RW_NOREG, TICKS, { 0 }, 0 },
+	[F_RD11] = { 0, 16, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0 },
+};
+
+#define REGION 0x2000
+#define AT_SITE(i) (0x40 * (i))		/* page 0: sites, then islands */
+#define AT_ISLAND(i) (0x400 + 0x20 * (i))
+#define AT_TRAMP(i) (0x1000 + RW_TRAMP_MAX * (i))	/* page 1 */
+_Static_assert(AT_SITE(F_N) <= AT_ISLAND(0) && AT_ISLAND(F_N) <= 0x1000 &&
+	       AT_TRAMP(F_N) <= REGION, "the fakes fit the region");
+
+static uint8_t *region;
+static struct rw_counters *C;		/* shared with forked children */
+static struct rw_tramp_spec spec[F_N];
+static size_t tramp_len[F_N];
+
+typedef long (*site_fn)(long, long, long, long, long, long);
+
+static inline site_fn entry(int f)
+{
+	return (site_fn)(void *)(region + AT_SITE(f));
+}
+
+static inline void fill_spec(int f)
+{
+	const struct fake *k = &fakes[f];
+
+	spec[f] = (struct rw_tramp_spec){
+		.at = (uint64_t)(region + AT_TRAMP(f)),
+		.site = (uint64_t)(region + AT_SITE(f) + k->npre),
+		.nr = k->nr,
+		.slot = k->slot,
+		.fd_reg = k->fd_reg,
+		.moves_data = k->moves_data,
+		.size_reg = k->size_reg,
+		.counters = (uint64_t)C,
+		.mult = k->mult,
+		.shift = k->shift,
+	};
+}
+
+static inline void build_fake(int f)
+{
+	const struct fake *k = &fakes[f];
+	uint8_t *s = region + AT_SITE(f);
+	uint8_t tail[8] = { 0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xc3 };
+	uint64_t island = (uint64_t)(region + AT_ISLAND(f));
+
+	memcpy(tail + 1, &k->nr, 4);
+	memcpy(s, k->pre, k->npre);
+	memcpy(s + k->npre, tail, sizeof(tail));
+	fill_spec(f);
+	tramp_len[f] = rw_tramp_emit(region + AT_TRAMP(f), &spec[f]);
+	rw_island_emit(region + AT_ISLAND(f), spec[f].at);
+	if (!rw_site_patch(s + k->npre, spec[f].site, island))
+		tramp_len[f] = 0;
+}
+
+static inline int setup(void)
+{
+	int f;
+
+	region = mmap(NULL, REGION, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	C = mmap(NULL, sizeof(*C), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED || C == MAP_FAILED)
+		return -errno;
+	for (f = 0; f < F_N; f++)
+		build_fake(f);
+	return mprotect(region, REGION, PROT_READ | PROT_EXEC) ? -errno : 0;
+}
+
+static inline unsigned bucket_of(uint64_t ns)
+{
+	unsigned b = ns ? 63 - (unsigned)__builtin_clzll(ns) : 0;
+
+	return b < RW_HIST ? b : RW_HIST - 1;
+}
+
+static inline uint64_t hist_sum(int slot)
+{
+	uint64_t n = 0;
+	int b;
+
+	for (b = 0; b < RW_HIST; b++)
+		n += C->hist[slot][b];
+	return n;
+}
+
+/* Every errno count of every slot. */
+static inline uint64_t err_total(void)
+{
+	uint64_t n = 0;
+	int s, e;
+
+	for (s = 0; s < RW_SLOTS; s++)
+		for (e = 0; e < RW_ERRNOS; e++)
+			n += C->err[s][e];
+	return n;
+}
+
+/* Whether nothing of slot is counted: its cells, histogram, errnos. */
+static inline bool slot_clean(int slot)
+{
+	static const struct rw_cell zero;
+	int i;
+
+	for (i = 0; i < RW_FDS; i++)
+		if (memcmp(&C->cell[slot][i], &zero, sizeof(zero)))
+			return false;
+	for (i = 0; i < RW_ERRNOS; i++)
+		if (C->err[slot][i])
+			return false;
+	return hist_sum(slot) == 0;
+}
+
+static inline bool cell_is(const struct rw_cell *c, uint64_t calls,
+		    uint64_t errors, uint64_t bytes, uint64_t req,
+		    uint64_t shorts)
+{
+	if (c->calls == calls && c->errors == errors && c->bytes == bytes &&
+	    c->req == req && c->shorts == shorts)
+		return true;
+	printf("# cell: calls %llu errors %llu bytes %llu req %llu shorts "
+	       "%llu\n", (unsigned long long)c->calls,
+	       (unsigned long long)c->errors, (unsigned long long)c->bytes,
+	       (unsigned long long)c->req, (unsigned long long)c->shorts);
+	return false;
+}
+
+static inline bool in_tramp(int f, uint64_t ip)
+{
+	return ip >= spec[f].at && ip < spec[f].at + tramp_len[f];
+}
+
+static inline int child_status(pid_t pid)
+{
+	int st = -1;
+
+	waitpid(pid, &st, 0);
+	return st;
+}
+
+static inline void child_kill(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+#endif
