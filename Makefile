@@ -117,6 +117,12 @@ build/helpers/static-sigsys: tests/helpers/sigsys.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -static -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
 
+# The fast path in a static program: its libc is in it (t0955).
+HELPER_BINS += build/helpers/fdswap-static
+build/helpers/fdswap-static: tests/helpers/fdswap.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -static -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
+
 # -k's tracee also linked statically and stripped (tests/t0900-callsites.sh).
 HELPER_BINS += build/helpers/callsites-static build/helpers/callsites-stripped
 build/helpers/callsites-static: tests/helpers/callsites.c | build/config.mk

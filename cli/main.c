@@ -80,6 +80,7 @@ static void print_help(void)
 	       "      --raw-time     show times without the calibrated stop\n"
 	       "                     overhead subtracted\n"
 	       "      --no-seccomp   stop at every syscall (PTRACE_SYSCALL)\n"
+	       "      --no-rewrite   no fast path: every traced call stops\n"
 	       "                     instead of only where needed (the\n"
 	       "                     ptrace engine)\n"
 	       "      --no-pin       do not keep iotrace and a lone tracee on\n"
@@ -186,6 +187,7 @@ enum {
 	OPT_SAVE,
 	OPT_TRUTH,
 	OPT_NO_SECCOMP,
+	OPT_NO_REWRITE,
 	OPT_COUNT_ONLY,
 	OPT_NO_PIN,
 	OPT_NO_FINDINGS,
@@ -206,6 +208,7 @@ static const struct option long_options[] = {
 	{ "truth", no_argument, NULL, OPT_TRUTH },
 	{ "baseline", optional_argument, NULL, OPT_BASELINE },
 	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
+	{ "no-rewrite", no_argument, NULL, OPT_NO_REWRITE },
 	{ "count-only", no_argument, NULL, OPT_COUNT_ONLY },
 	{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 	{ "no-findings", no_argument, NULL, OPT_NO_FINDINGS },
@@ -277,6 +280,9 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 		break;
 	case OPT_BASELINE:
 		o->baseline = parse_baseline(optarg);
+		break;
+	case OPT_NO_REWRITE:
+		o->tracer.rewrite = false;
 		break;
 	case OPT_NO_SECCOMP:
 		o->no_seccomp = true;
@@ -419,6 +425,7 @@ int main(int argc, char **argv)
 	/* --engine=auto, the ptrace engine, unless said otherwise */
 	struct cli_opts o = { .engine = tracer_engine_find("ptrace"),
 			      .tracer.follow = true, .tracer.pin = true,
+			      .tracer.rewrite = true,
 			      .report.findings = true };
 	const struct cli_command *cmd;
 	bool dashdash;

@@ -234,6 +234,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 		 res.engine ? res.engine : "");
 	profile_set_trace_expr(p, o->trace_expr);
 	profile_set_engines(p, &res.use);
+	profile_set_fast(p, &res.fast);
 	if (err < 0 && !res.exited)
 		return error("cannot trace '%s': %s", argv[0], strerror(-err));
 	if (err < 0)

@@ -22,6 +22,10 @@ FIXTURES=$TESTS_DIR/fixtures
 : "${HELPERS:=$TESTS_DIR/../build/helpers}"
 : "${HELPERS32:=$TESTS_DIR/../build/helpers32}"
 export IOTRACE HELPERS HELPERS32 FIXTURES
+# The fast path's cache of decoded objects (tracer/rewrite/cache.c): one
+# for the suite, in the build tree, not the user's.
+: "${XDG_CACHE_HOME:=$TESTS_DIR/../build/test-cache}"
+export XDG_CACHE_HOME
 . "$TESTS_DIR/wait.sh"
 
 test_count=0

@@ -130,6 +130,10 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 		emit(l, t, 0, EVF_COUNT_ONLY | EVF_HIDDEN, now);
 	/* The exit stop is wanted for timing or for a pinning fix-up. */
 	t->in_syscall = (act & (ACT_TIME | ACT_FIXUP | ACT_TRACK)) != 0;
+	if (l->fast) {
+		task_tgid(t);
+		fast_entry(l, t);
+	}
 }
 
 static void on_exit_stop(struct loop *l, struct task *t, int64_t ret,
@@ -181,6 +185,15 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 		return;
 	if (l->agent && agent_syscall_stop(l, t, &info))
 		return;
+	/* A trampoline's call (a task that stops at every call): its
+	   trampoline counts it; a filter of the program's own still has
+	   its say. */
+	if (fast_own_stop(l, info.instruction_pointer)) {
+		if (info.op == PTRACE_SYSCALL_INFO_SECCOMP &&
+		    !plan_data_ours(info.seccomp.ret_data))
+			ownfilter_refuse(l, t->tid);
+		return;
+	}
 	switch (info.op) {
 	case PTRACE_SYSCALL_INFO_ENTRY:
 		t->entered = true;
@@ -197,6 +210,7 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 	case PTRACE_SYSCALL_INFO_EXIT:
 		t->entered = false;
 		on_exit_stop(l, t, info.exit.rval, now);
+		fast_exit(l, t, info.arch, info.exit.rval);
 		if (l->agent)
 			agent_after_exit(l, t, info.exit.rval);
 		break;
@@ -264,14 +278,14 @@ static bool is_tracee(pid_t tid)
  * parent's group or fails with ESRCH.  A child already gone and reaped
  * gets no entry.  May grow the task table.
  */
-static void on_new_task(struct loop *l, struct task *parent)
+static pid_t on_new_task(struct loop *l, struct task *parent)
 {
 	unsigned long msg;
 	pid_t child, group, tgid;
 	struct task *c;
 
 	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0L, &msg) < 0)
-		return;
+		return 0;
 	child = (pid_t)msg;
 	/* A vfork's parent waits for its child untraced too: not one. */
 	if ((l->status >> 16) != PTRACE_EVENT_VFORK)
@@ -281,12 +295,13 @@ static void on_new_task(struct loop *l, struct task *parent)
 		pin_end(&l->pin, parent->tid, child);
 	c = task_find(&l->tasks, child);
 	if (c && c->tgid)
-		return;
+		return child;
 	group = task_tgid(parent);
 	tgid = syscall(SYS_tgkill, group, child, 0) == 0 || errno == EPERM ?
 	       group : child;
 	if (c || is_tracee(child))
 		loop_add_task(l, child, tgid);
+	return child;
 }
 
 static bool is_stop_signal(int sig)
@@ -295,15 +310,31 @@ static bool is_stop_signal(int sig)
 	       sig == SIGTTOU;
 }
 
+/*
+ * A new task the fast path held at its first stop, its parent's event
+ * now seen: that stop handled as any other.
+ */
+static void on_stop(struct loop *l, struct task *t, int status, uint64_t now);
+static void release_held(struct loop *l, pid_t tid, uint64_t now)
+{
+	struct task *c = tid > 0 ? task_find(&l->tasks, tid) : NULL;
+
+	if (c) {
+		c->fast_held = false;
+		on_stop(l, c, c->fast_held_status, now);
+	}
+}
+
 static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
 	pid_t tid = t->tid;	/* on_exec() may move the table under t */
-	pid_t held, caller;
+	pid_t held, caller, child;
 	bool in_syscall;
 
 	if (l->agent)
 		agent_any_stop(l, t);
+	fast_any_stop(l, t);
 	if (sig == (SIGTRAP | 0x80) || event == PTRACE_EVENT_SECCOMP) {
 		on_syscall_stop(l, t, now);
 		resume(l, tid, t->in_syscall, 0);
@@ -311,7 +342,9 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	}
 	switch (event) {
 	case 0:
-		/* Signal-delivery-stop: deliver it, exactly once. */
+		/* Signal-delivery-stop: deliver it, exactly once (from
+		   where the program is, if it was in a trampoline). */
+		fast_signal_stop(l, t);
 		resume(l, tid, t->in_syscall, sig);
 		break;
 	case PTRACE_EVENT_STOP:
@@ -322,6 +355,7 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 			resume(l, tid, t->in_syscall, 0);
 		break;
 	case PTRACE_EVENT_EXEC:
+		fast_exec_event(l, tid);
 		caller = on_exec(l, tid);
 		unwinder_maps_changed(l->unwind, tid);
 		if (tid == l->leader)
@@ -336,16 +370,36 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	case PTRACE_EVENT_CLONE:
 		/* The child reports its own first stop. */
 		in_syscall = t->in_syscall;
-		on_new_task(l, t);	/* t is stale after it */
+		child = on_new_task(l, t);	/* t is stale after it */
 		held = l->agent ? agent_new_task(l, tid) : 0;
 		if (held > 0)	/* in its first stop */
 			resume(l, held, false, 0);
+		t = task_find(&l->tasks, tid);
+		if (child && t)
+			release_held(l, fast_new_task(l, task_tgid(t), child,
+						      event ==
+						      PTRACE_EVENT_VFORK), now);
 		resume(l, tid, in_syscall, 0);
+		break;
+	case PTRACE_EVENT_EXIT:
+		fast_exit_event(l, t);
+		resume(l, tid, t->in_syscall, 0);
 		break;
 	default:
 		resume(l, tid, t->in_syscall, 0);
 		break;
 	}
+}
+
+/* Tasks held for the event of a parent that died before making it. */
+static void release_orphans(struct loop *l, pid_t parent)
+{
+	size_t i;
+
+	for (i = 0; i < l->tasks.cap; i++)
+		if (l->tasks.slots[i].tid && l->tasks.slots[i].fast_held &&
+		    l->tasks.slots[i].fast_held_ppid == parent)
+			release_held(l, l->tasks.slots[i].tid, mono_ns());
 }
 
 static void on_gone(struct loop *l, pid_t tid, int status)
@@ -362,6 +416,10 @@ static void on_gone(struct loop *l, pid_t tid, int status)
 	}
 	if (t)
 		end_forked(l, t);
+	if (t)
+		fast_gone(l, t);
+	if (l->fast && t)
+		release_orphans(l, t->tgid ? t->tgid : tid);
 	if (l->agent && task_find(&l->tasks, tid))
 		agent_gone(l, task_find(&l->tasks, tid));
 	task_del(&l->tasks, tid);
@@ -391,8 +449,15 @@ int loop_run(struct loop *l)
 	pid_t tid;
 
 	for (;;) {
-		tid = waitpid(-1, &status, __WALL);
-		err = errno;	/* before end() below makes calls of its own */
+		if (l->deferred_tid) {	/* died in the fast path's calls */
+			tid = l->deferred_tid;
+			status = l->deferred_status;
+			l->deferred_tid = 0;
+			err = 0;
+		} else {
+			tid = waitpid(-1, &status, __WALL);
+			err = errno;	/* before end() makes calls */
+		}
 		now = mono_ns();
 		if (l->agent)
 			agent_requests(l);
@@ -415,10 +480,13 @@ int loop_run(struct loop *l)
 		   parent's event (agent-stops.c). */
 		if (!t && l->agent && agent_first_stop(l, tid, status))
 			continue;
-		if (!t)
+		if (!t) {
 			t = task_get(&l->tasks, tid);
-		if (!t)
-			return -ENOMEM;
+			if (!t)
+				return -ENOMEM;
+			if (!l->ending && fast_hold_first(l, t, status))
+				continue;
+		}
 		l->status = status;
 		if (l->ending && l->target->end_task(l, t))
 			continue;

@@ -127,6 +127,8 @@ int ptrace_run_loop(struct loop *l, const struct tracer_target *target)
 	err = plan_build(&l->plan, l->opts);
 	if (!err && l->agent)
 		err = agent_plan(l);
+	if (!err)
+		err = fast_start(l, target);
 	if (err < 0)
 		goto out_plan;
 	if (l->opts->stacks) {
@@ -150,6 +152,7 @@ int ptrace_run_loop(struct loop *l, const struct tracer_target *target)
 		err = loop_run(l);
 	if (l->agent)
 		agent_sites_drain(l);	/* -k: the last stacks */
+	fast_finish(l);
 	res->end_ns = mono_ns();
 	if (pt->finish)
 		pt->finish(l);
@@ -164,6 +167,7 @@ out_unpin:
 		pin_end(&l->pin, 0, 0);
 	unwinder_free(l->unwind);
 out_plan:
+	fast_finish(l);
 	plan_release(&l->plan);
 	task_table_release(&l->tasks);
 	return err;

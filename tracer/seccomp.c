@@ -100,7 +100,8 @@ static void mark_facts(uint8_t *actions, int pers,
 			actions[nrs[i]] |= ACT_CLONE;
 		if (opts->seccomp && (f->flags & SF_SECCOMP))
 			actions[nrs[i]] |= ACT_SECCOMP;
-		if (opts->stacks && pers == 0 && (f->flags & SF_MAPS_CODE))
+		if ((opts->stacks || opts->rewrite) && pers == 0 &&
+		    (f->flags & SF_MAPS_CODE))
 			actions[nrs[i]] |= ACT_MAPS;
 	}
 }

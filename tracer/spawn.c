@@ -326,6 +326,8 @@ static int seize_child(struct loop *l, pid_t pid, const int go[2])
 
 	if (l->plan.bpf)
 		options |= PTRACE_O_TRACESECCOMP;
+	if (l->fast)	/* counters folded while the fds are open */
+		options |= PTRACE_O_TRACEEXIT;
 	if (l->opts->follow)
 		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 			   PTRACE_O_TRACECLONE;

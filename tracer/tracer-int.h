@@ -174,6 +174,13 @@ struct task {
 				   it, written at its first stop */
 	uint64_t agent_word;	/* the entry point's word, while injecting */
 	struct user_regs_struct agent_regs;	/* the program's at exec */
+	/* The fast path only (tracer/rewrite/fast.c): */
+	bool fast_map;		/* an mmap of code: patch at its exit */
+	bool fast_held;		/* a new task held at its first stop */
+	bool fast_vfork;	/* made by vfork: shares its parent's memory */
+	int fast_held_status;	/* that stop's status */
+	pid_t fast_held_ppid;	/* and its parent, as /proc said then */
+	pid_t fast_parent;	/* set up at its first stop as its child */
 };
 
 struct task_table {
@@ -231,6 +238,10 @@ struct loop {
 				   call (PTRACE_SYSCALL) from now on */
 	int status;		/* wait status of the stop being handled */
 	struct agent_run *agent; /* the agent engine's run; NULL: ptrace */
+	struct fast_run *fast;	/* the fast path's run; NULL: off */
+	pid_t deferred_tid;	/* a task that died while the fast path */
+	int deferred_status;	/* made calls in it: its status, handled
+				   at the loop's next turn */
 };
 
 /*
@@ -402,6 +413,33 @@ bool agent_wait_detached(struct loop *l);
 void agent_requests(struct loop *l);
 void agent_sites_drain(struct loop *l);
 extern volatile sig_atomic_t agent_signalled;	/* agent.c's handler */
+
+/*
+ * --- the fast path's hooks in the stop loop (tracer/rewrite/fast.c) ---
+ * Each does nothing when l->fast is NULL.  fast_start() decides at the
+ * plan (the pool's test put before the filter), fast_finish() folds what
+ * is left after the loop.
+ */
+struct fast_run;
+int fast_start(struct loop *l, const struct tracer_target *target);
+void fast_finish(struct loop *l);
+/* A syscall stop at ip: a trampoline's own call (counted there). */
+bool fast_own_stop(struct loop *l, uint64_t ip);
+/* After on_entry (t's call known): folds, or wants mmap's exit. */
+void fast_entry(struct loop *l, struct task *t);
+/* After on_exit_stop; arch: the task's now (a new image's). */
+void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret);
+void fast_exec_event(struct loop *l, pid_t tgid);
+void fast_exit_event(struct loop *l, struct task *t);
+void fast_gone(struct loop *l, struct task *t);
+/* A task met before its parent's event: true when held (not resumed). */
+bool fast_hold_first(struct loop *l, struct task *t, int status);
+/* Its parent's event: the child's tid if it was held (resume it). */
+pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,
+		    bool vfork);
+void fast_any_stop(struct loop *l, struct task *t);
+/* A signal-delivery stop: t taken out of a trampoline if it was in one. */
+bool fast_signal_stop(struct loop *l, struct task *t);
 
 static inline uint64_t mono_ns(void)
 {

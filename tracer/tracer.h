@@ -83,6 +83,8 @@ struct tracer_aggregate {
 	 */
 	const struct tracer_file *file, *file2;
 	uint64_t einval, size_max, size_max_calls;
+	/* Timed in the program by the fast path: no stop in its times. */
+	bool fast;
 	/*
 	 * stack_id set (-k under the agent engine): likewise a share, of one
 	 * call at its call site (the id in opts->stacks), for the call-site
@@ -115,6 +117,12 @@ struct tracer_opts {
 	struct tracer_stacks *stacks;
 	unsigned stack_depth;
 	unsigned stack_sample;
+	/*
+	 * The fast path (ptrace engine): hot calls of libc's sites run
+	 * through rewritten sites without a stop (docs/fastpath.md),
+	 * where the run allows it (tracer_fast_use says why not).
+	 */
+	bool rewrite;
 };
 
 /* What tracing costs a timed call, measured by an engine's calibrate(). */
@@ -203,6 +211,28 @@ struct tracer_engine_use {
 	} fallback[TRACER_FALLBACKS_MAX];	/* the first ones */
 };
 
+/* What the fast path did in a run (ptrace engine). */
+struct tracer_fast_use {
+	bool on;		/* the pool was in the run's filter */
+	const char *why_off;	/* static; NULL when on */
+	uint64_t procs;		/* processes that had the pool mapped */
+	uint64_t procs_failed;	/* ones where mapping it failed */
+	uint64_t sites;		/* call sites rewritten */
+	uint64_t sites_unpatched;	/* hot sites left on ptrace stops:
+					   no room, out of reach, bytes
+					   not as in the file */
+	uint64_t sites_refused;	/* syscall instructions of other shapes
+				   (rewrite.h's refusals), in the objects
+				   looked at */
+	uint64_t calls;		/* calls the trampolines counted */
+	uint64_t interrupted;	/* of them, interrupted by a signal */
+	/* Measured at the start (tracer/rewrite/calib.c): what a call
+	   through a trampoline adds to the wall (a range), and what the
+	   trampoline's clock counts that the call untraced would not take:
+	   subtracted from each call's time. */
+	uint64_t call_lo_ns, call_hi_ns, inflation_ns;
+};
+
 struct tracer_result {
 	int status;		/* wait status of the first process */
 	bool exited;		/* status is valid */
@@ -225,6 +255,7 @@ struct tracer_result {
 	 */
 	const char *engine;
 	struct tracer_engine_use use;	/* the agent engine's split */
+	struct tracer_fast_use fast;	/* the ptrace engine's fast path */
 };
 
 /*

@@ -75,6 +75,10 @@ int profile_add_aggregate(struct profile *p, const struct tracer_aggregate *a)
 	if (!a->timed)
 		return 0;
 	add_times(r, a);
+	if (a->fast) {
+		r->fast_timed += a->timed;
+		r->fast_raw_ns += a->raw_time_ns;
+	}
 	r->errors += a->errors;
 	for (i = 0; i < TRACER_ERRNO_SLOTS; i++)
 		if (a->errnos[i].count)

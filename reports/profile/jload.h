@@ -67,5 +67,7 @@ int load_baseline(struct jload *j, struct profile *p, json_t *doc);
 json_t *engines_to_json(const struct profile *p);
 /* Optional: absent is a run that does not say. */
 int load_engines(struct jload *j, struct profile *p, json_t *doc);
+json_t *fast_to_json(const struct profile *p);
+int load_fast(struct jload *j, struct profile *p, json_t *doc);
 
 #endif

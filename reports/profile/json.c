@@ -79,8 +79,11 @@ static json_t *row_object(const struct profile_row *r)
 		return NULL;
 	err |= set(o, "name", json_string(profile_row_name(r, name,
 							   sizeof(name))));
+	/* A counter added later is left out at 0: files saved before it
+	   save again as they were. */
 	for (k = profile_counters; k->name; k++)
-		err |= set(o, k->name, u64(profile_counter_get(r, k)));
+		if (!k->later || profile_counter_get(r, k))
+			err |= set(o, k->name, u64(profile_counter_get(r, k)));
 	err |= set(o, "errnos", errno_object(r));
 	err |= set(o, "hist", hist_object(r));
 	/* Added within iotrace/1: last; absent for the native personality. */
@@ -267,6 +270,8 @@ json_t *profile_to_json(const struct profile *p)
 	err |= set(o, "baseline", baseline_to_json(p));
 	if (p->engines.known)
 		err |= set(o, "engines", engines_to_json(p));
+	if (p->fast.known)
+		err |= set(o, "fast_path", fast_to_json(p));
 	if (err) {
 		json_decref(o);
 		return NULL;

@@ -329,7 +329,8 @@ static int load_row(struct jload *j, struct profile *p, json_t *o)
 	if (profile_row_find_in(p, pers, name))
 		return jfail(j, "syscall '%s' given twice", name);
 	for (k = profile_counters; k->name; k++)
-		if (jload_u64(j, o, k->name,
+		if ((!k->later || json_object_get(o, k->name)) &&
+		    jload_u64(j, o, k->name,
 			      (uint64_t *)((char *)&row + k->offset)))
 			return -1;
 	if (load_errnos(j, o, &row) < 0 || load_hist(j, o, &row) < 0 ||
@@ -531,7 +532,7 @@ static int load_doc(struct jload *j, struct profile *p, json_t *doc)
 	    load_rows(j, p, doc) < 0 || load_breakdowns(j, p, doc) < 0 ||
 	    load_truth(j, p, doc) < 0 ||
 	    load_untraced(j, p, doc) < 0 || load_baseline(j, p, doc) < 0 ||
-	    load_engines(j, p, doc) < 0)
+	    load_engines(j, p, doc) < 0 || load_fast(j, p, doc) < 0)
 		return -1;
 	p->start_time = (time_t)start;
 	return 0;

@@ -81,14 +81,17 @@ int profile_set_command(struct profile *p, int argc, char *const argv[])
  * bytes) and nothing totals.
  */
 #define COUNTER(field, col, sum) \
-	{ #field, offsetof(struct profile_row, field), col, sum }
+	{ #field, offsetof(struct profile_row, field), col, sum, false }
+#define LATER(field, sum) \
+	{ #field, offsetof(struct profile_row, field), false, sum, true }
 const struct profile_counter profile_counters[] = {
 	COUNTER(calls, true, true),	   COUNTER(errors, true, true),
 	COUNTER(timed, false, true),	   COUNTER(time_ns, false, true),
 	COUNTER(raw_time_ns, false, true), COUNTER(min_ns, false, false),
 	COUNTER(max_ns, false, false),	   COUNTER(errno_other, false, true),
 	COUNTER(bytes_req, false, false),  COUNTER(bytes_done, false, true),
-	COUNTER(short_calls, false, true), { NULL, 0, false, false },
+	COUNTER(short_calls, false, true), LATER(fast_timed, true),
+	LATER(fast_raw_ns, true),	   { NULL, 0, false, false, false },
 };
 
 uint64_t profile_counter_get(const struct profile_row *r,

@@ -58,6 +58,10 @@ struct profile_row {
 	uint64_t bytes_done;		/* bytes moved (from returns) */
 	uint64_t short_calls;		/* returned less than asked */
 	uint64_t hist[PROFILE_HIST_BUCKETS]; /* latency, corrected */
+	/* Of the timed calls, those the fast path timed in the program
+	   (no stop in their time) and their raw time: the untraced
+	   estimate corrects the others only. */
+	uint64_t fast_timed, fast_raw_ns;
 	int io_arg;			/* IO_* or the arg with the size */
 	int8_t fd_arg, fd_arg2;		/* args with the fds, or -1 */
 };
@@ -354,6 +358,24 @@ struct profile_engines {
 	} fallback[PROFILE_FALLBACKS_MAX];	/* the first ones */
 };
 
+/*
+ * The ptrace engine's fast path in the run (tracer_fast_use): on, or why
+ * not; what it rewrote and counted.  known: the run said (a profile
+ * saved before has none).
+ */
+struct profile_fast {
+	bool known, on;
+	char why_off[PROFILE_WHY_MAX];
+	uint64_t calls, interrupted;
+	uint64_t procs, procs_failed;
+	uint64_t sites, sites_unpatched, sites_refused;
+	/* Calibrated at the run's start (tracer_fast_use): what a call
+	   through a trampoline adds to the wall, as a range, and what its
+	   own clock counts that the call untraced would not take (the
+	   filter's entry), subtracted from the times. */
+	uint64_t call_lo_ns, call_hi_ns, inflation_ns;
+};
+
 struct profile {
 	struct profile_row *rows;
 	size_t nrows, cap;
@@ -373,6 +395,7 @@ struct profile {
 	char trace_expr[128];	/* -e trace=EXPR as given; "": every call */
 	struct profile_cost cost;	/* untraced.c's ingredients */
 	struct profile_engines engines;	/* agent engine: who counted what */
+	struct profile_fast fast;	/* ptrace engine: its fast path */
 	struct profile_exit exit;
 	struct profile_truth truth;	/* truth.nrows == 0: none */
 	struct profile_baseline baseline;	/* baseline.runs == 0: none */
@@ -408,6 +431,7 @@ int profile_add(struct profile *p, const struct tracer_event *ev);
 int profile_add_aggregate(struct profile *p, const struct tracer_aggregate *a);
 /* Keeps which engine measured what (nothing when !u->known). */
 void profile_set_engines(struct profile *p, const struct tracer_engine_use *u);
+void profile_set_fast(struct profile *p, const struct tracer_fast_use *u);
 
 /* The row of number nr of personality pers, added when absent; NULL. */
 struct profile_row *profile_row_key(struct profile *p, int pers, int nr);
@@ -466,6 +490,7 @@ struct profile_counter {
 	size_t offset;		/* of a uint64_t in struct profile_row */
 	bool column;		/* also a table column (the CSV has it) */
 	bool summed;		/* totals add it up over rows (sums.c) */
+	bool later;		/* added later: 0 when a file lacks it */
 };
 extern const struct profile_counter profile_counters[]; /* NULL-terminated */
 /* The value of a counter; an untimed row's min_ns reads 0, not UINT64_MAX. */

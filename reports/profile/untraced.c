@@ -149,6 +149,7 @@ static void syscall_time(const struct profile *p, struct profile_estimate *e)
 {
 	const struct profile_cost *c = &p->cost;
 	const struct profile_row *r;
+	uint64_t stopped;
 	size_t i;
 
 	for (i = 0; i < p->nrows; i++) {
@@ -165,11 +166,17 @@ static void syscall_time(const struct profile *p, struct profile_estimate *e)
 			e->syscall_hi_ns += r->time_ns;
 			continue;
 		}
-		e->syscall_lo_ns += minus(r->raw_time_ns, r->timed *
-					  c->overhead_hi_ns *
-					  (100 + STOP_MARGIN_PCT) / 100);
-		e->syscall_hi_ns += minus(r->raw_time_ns,
-					  r->timed * c->overhead_lo_ns);
+		/* Stop-timed calls carry the calibrated overhead; the
+		   fast path's, timed in the program, only their own. */
+		stopped = r->timed - r->fast_timed;
+		e->syscall_lo_ns += minus(r->raw_time_ns - r->fast_raw_ns,
+					  stopped * c->overhead_hi_ns *
+					  (100 + STOP_MARGIN_PCT) / 100) +
+				    minus(r->fast_raw_ns, r->fast_timed *
+					  p->fast.inflation_ns);
+		e->syscall_hi_ns += minus(r->raw_time_ns - r->fast_raw_ns,
+					  stopped * c->overhead_lo_ns) +
+				    r->fast_raw_ns;
 	}
 }
 
@@ -186,6 +193,11 @@ static void added(const struct profile *p, struct profile_estimate *e)
 	uint64_t d_lo, d_hi, d;
 
 	dispatch_added(p, &d_lo, &d_hi, &d);
+	/* The fast path's calls: the filter and the trampoline, as the
+	   run's own calibration measured them. */
+	d_lo += p->fast.calls * p->fast.call_lo_ns;
+	d_hi += p->fast.calls * p->fast.call_hi_ns;
+	d += p->fast.calls * (p->fast.call_lo_ns + p->fast.call_hi_ns) / 2;
 	e->added_lo_ns = c->busy_ns + p->stops * lo + d_lo;
 	e->added_hi_ns = c->busy_ns + p->stops * hi + d_hi;
 	e->added_ns = c->busy_ns +

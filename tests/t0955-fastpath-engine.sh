@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The fast path in the ptrace engine (docs/fastpath.md): hot calls made
+# at libc's rewritten sites are counted without a stop, as many as
+# strace counts, on the file the fd named when each was made (the
+# counters are per fd: dup2, close and reopen, fork, vfork, close-on-exec
+# and an exit without close each fold them at the right stop), in
+# dynamic and static programs; the header says how many took it, or why
+# it is off; the decoded sites are cached between runs, and a damaged
+# cache is decoded again.  t0950 holds the behaviour guards.
+. "$(dirname "$0")/lib.sh"
+
+# fast_calls REPORT: the count on the fast path's header line, or 0.
+fast_calls() {
+	sed -n 's/^iotrace: fast path: \([0-9,]*\) of .*/\1/p' "$1" | tr -d , |
+		grep . || echo 0
+}
+
+# rows_of REPORT DIR: "calls file" of the writes to DIR's files.
+rows_of() {
+	awk -v d="$2/" '$1 == "write" && index($7, d) == 1 {
+		n = split($7, p, "/"); print $2, p[n] }' "$1" | sort -k2
+}
+
+test_expect_success PTRACE,STRACE '1,000 writes: all on the fast path, as strace counts' '
+	"$IOTRACE" -o r -- "$HELPERS/writeloop" /dev/null 1000 1 &&
+	strace -f -c -o s "$HELPERS/writeloop" /dev/null 1000 1 &&
+	test "$(table_calls write r)" = "$(table_calls write s)" &&
+	test "$(fast_calls r)" -ge 1000 &&
+	grep -q "^iotrace: fast path: .* calls counted without a stop, at [0-9]* rewritten sites in 1 process$" r
+'
+
+test_expect_success PTRACE '--no-rewrite: no fast path, the same counts' '
+	"$IOTRACE" --no-rewrite -o r -- "$HELPERS/writeloop" /dev/null 1000 1 &&
+	! grep -q "fast path" r &&
+	test "$(table_calls write r)" = 1000
+'
+
+test_expect_success PTRACE '-k: off, and the header says why' '
+	"$IOTRACE" -k -o r -- "$HELPERS/writeloop" /dev/null 100 1 &&
+	grep -qx "iotrace: fast path off (-k unwinds every call at a ptrace stop): every traced call stops" r &&
+	test "$(table_calls write r)" = 100
+'
+
+# case, then "calls file" of each file DIR holds after it
+fdswap_case() {
+	prog=$1 c=$2
+	shift 2
+	rm -rf d && mkdir d &&
+	"$IOTRACE" -o r -- "$prog" "$c" "$PWD/d" &&
+	test "$(fast_calls r)" -gt 0 &&
+	printf "%s\n" "$@" >expect &&
+	rows_of r "$PWD/d" >got &&
+	test_cmp expect got
+}
+
+for prog in fdswap fdswap-static; do
+	test_expect_success PTRACE "$prog: dup2 onto a written fd: each file its own" "
+		fdswap_case \"\$HELPERS/$prog\" dup2 '100 a' '50 b'
+	"
+	test_expect_success PTRACE "$prog: close, the fd reopened on another file" "
+		fdswap_case \"\$HELPERS/$prog\" reopen '100 a' '70 b'
+	"
+	test_expect_success PTRACE "$prog: a fork child's fd 3 is another file" "
+		fdswap_case \"\$HELPERS/$prog\" fork '100 a' '200 b'
+	"
+	test_expect_success PTRACE "$prog: a vfork child writes into its parent's counters" "
+		fdswap_case \"\$HELPERS/$prog\" vfork '70 a'
+	"
+	test_expect_success PTRACE "$prog: a close-on-exec fd written, then exec" "
+		fdswap_case \"\$HELPERS/$prog\" cloexec '100 a'
+	"
+	test_expect_success PTRACE "$prog: exit without close: the file still named" "
+		fdswap_case \"\$HELPERS/$prog\" noclose '100 a'
+	"
+done
+
+test_expect_success PTRACE 'a static program: its own libc rewritten' '
+	rm -rf d && mkdir d &&
+	"$IOTRACE" -o r -- "$HELPERS/fdswap-static" noclose "$PWD/d" &&
+	grep -q "^iotrace: fast path: 10[0-9] of " r
+'
+
+test_expect_success PTRACE 'the sites are cached; a damaged cache is decoded again' '
+	XDG_CACHE_HOME=$PWD/cache "$IOTRACE" -o r1 -- "$HELPERS/writeloop" /dev/null 500 1 &&
+	ls cache/iotrace/sites-* >files &&
+	test -s files &&
+	for f in $(cat files); do printf garbage >"$f" || return 1; done &&
+	XDG_CACHE_HOME=$PWD/cache "$IOTRACE" -o r2 -- "$HELPERS/writeloop" /dev/null 500 1 &&
+	test "$(fast_calls r1)" = "$(fast_calls r2)" &&
+	test "$(fast_calls r2)" -ge 500 &&
+	for f in $(cat files); do test "$(wc -c <"$f")" -gt 8 || return 1; done
+'
+
+test_expect_success PTRACE 'saved, the profile keeps the fast path: report prints its line' '
+	"$IOTRACE" -o r --save p.json -- "$HELPERS/writeloop" /dev/null 300 1 &&
+	"$IOTRACE" report p.json >again 2>&1 &&
+	grep "^iotrace: fast path" r >want &&
+	grep "^iotrace: fast path" again >got &&
+	test_cmp want got
+'
+
+test_done

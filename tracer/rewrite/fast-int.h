@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fast path inside the ptrace engine (docs/fastpath.md), shared by
+ * its files only: fast.c (the run: what is on, the processes, the hooks
+ * the stop loop calls, declared in tracer-int.h), map.c (the pool and the
+ * counters mapped into a process), patch.c (an object's sites rewritten
+ * where it is mapped), fold.c (the counters turned into the sink's
+ * aggregates) and remote.c (syscalls made in a stopped task).
+ * rewrite.h is the machine code they put in place.
+ */
+#ifndef IOTRACE_FAST_INT_H
+#define IOTRACE_FAST_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include "tracer/tracer-int.h"
+#include "tracer/rewrite/rewrite.h"
+
+/* --- syscalls in a stopped task (remote.c) --- */
+struct remote {
+	pid_t tid;
+	uint64_t insn;		/* a `syscall` instruction in the task */
+	struct user_regs_struct regs;	/* the task's, put back at the end */
+	uint64_t mask;		/* its blocked signals, likewise */
+	bool masked;
+	bool gone;		/* the task died meanwhile */
+	int gone_status;	/* its wait status then */
+};
+
+/* Takes tid's registers and mask, blocks its signals.  0 or -errno. */
+int remote_begin(struct remote *r, pid_t tid, uint64_t insn);
+/* nr(a..f) made by the task from r->insn: its result, or -ESRCH. */
+int64_t remote_call(struct remote *r, long nr, uint64_t a, uint64_t b,
+		    uint64_t c, uint64_t d, uint64_t e, uint64_t f);
+/* Registers and mask back.  0, or -errno (-ESRCH: r->gone). */
+int remote_end(struct remote *r);
+
+/* --- the objects a run has looked at (patch.c) --- */
+struct fast_object {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	int err;		/* rw_sites_find()'s, 0: sites below */
+	struct rw_sites sites;
+};
+
+/*
+ * The code a process runs from the pool: a memfd mapped read-execute at
+ * P in the process (and in its fork children, which share it) and
+ * read-write here; its trampolines, its islands near the objects.
+ */
+#define FAST_STUB 0		/* `syscall; int3`: remote calls */
+#define FAST_NAME 8		/* "iotrace\0": memfd_create's name */
+#define FAST_TRAMPS 64		/* the first trampoline */
+#define FAST_ISLANDS (64u << 10)	/* bytes of islands */
+
+struct fast_tramp {
+	struct rw_tramp_spec spec;
+	uint32_t len;
+};
+
+struct fast_code {
+	int refs;		/* processes mapping it */
+	uint8_t *mem;		/* RW_POOL_CODE, then FAST_ISLANDS */
+	size_t used;		/* code bytes taken */
+	uint64_t islands;	/* where the islands are in the processes */
+	size_t isl_used;
+	struct fast_tramp *tramp;	/* ascending spec.at */
+	size_t ntramp, captramp;
+};
+
+/* The counters a process's trampolines add to, and what was folded. */
+struct fast_counters {
+	int refs;		/* processes adding to it (vfork) */
+	struct rw_counters *mem;	/* shared with the process(es) */
+	struct rw_counters *folded;	/* what went to the sink already */
+};
+
+struct fast_proc {
+	pid_t tgid;
+	struct fast_code *code;
+	struct fast_counters *cnt;
+};
+
+struct fast_run {
+	uint64_t pool;		/* P */
+	struct rw_tsc tsc;
+	uint8_t hot[128];	/* rw_sites_find()'s bitmap of hot calls */
+	int8_t slot_of[512];	/* native nr -> counter slot, -1: none */
+	int nr_of[RW_SLOTS];
+	struct {
+		enum rw_reg fd, size;
+		bool moves;
+		bool timed;	/* the plan times it (else counts only) */
+	} how[RW_SLOTS];
+	int nslots;
+	struct fast_proc *proc;
+	size_t nproc, capproc;
+	struct fast_object *obj;
+	size_t nobj, capobj;
+	struct tracer_fast_use *use;	/* the result's */
+	const struct tracer_sink *sink;
+};
+
+struct fast_proc *fast_proc_find(struct fast_run *f, pid_t tgid);
+struct fast_proc *fast_proc_add(struct fast_run *f, pid_t tgid);
+void fast_proc_drop(struct fast_run *f, pid_t tgid);
+struct fast_code *fast_code_get(struct fast_code *c);
+void fast_code_put(struct fast_code *c);
+struct fast_counters *fast_counters_get(struct fast_counters *c);
+void fast_counters_put(struct fast_counters *c);
+
+/* map.c: the pool and counters into the process of t at execve's exit. */
+int fast_map_exec(struct loop *l, struct task *t, struct fast_proc *p);
+/* A fork child (own memory) of parent: counters of its own. */
+int fast_map_fork(struct loop *l, pid_t tid, struct fast_proc *child);
+
+/* patch.c: the sites of the object fd maps at addr (file offset off). */
+void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
+			uint64_t addr, uint64_t len, uint64_t off,
+			const char *file);
+/* At exec: the program's and its interpreter's executable mappings. */
+void fast_patch_image(struct loop *l, struct task *t, struct fast_proc *p);
+/* The trampoline holding ip in code, or NULL. */
+const struct fast_tramp *fast_tramp_at(const struct fast_code *c,
+				       uint64_t ip);
+void fast_objects_free(struct fast_run *f);
+/* rw_sites_find(), answered from the cache of earlier runs (cache.c). */
+int fast_sites_of(const char *path, const uint8_t hot[128],
+		  struct rw_sites *out);
+
+/* calib.c: f->use's call costs, measured in a child.  0 or -errno. */
+int fast_calibrate(struct fast_run *f);
+
+/* fold.c: the cells of fds [lo, hi] of p to the sink (all: hi < 0). */
+void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi);
+
+#endif

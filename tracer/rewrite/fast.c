@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fast path's run (docs/fastpath.md): whether it is on, the table of
+ * processes that have the pool, and the hooks the stop loop calls
+ * (tracer-int.h).  The ptrace engine stays in charge of every task; this
+ * file only decides, at the stops the engine takes anyway, what the
+ * pool, the sites and the counters need:
+ *   execve's entry:  the image's counters folded (its fds still open);
+ *   execve's exit:   the pool and counters mapped (map.c);
+ *   mmap's exit:     an executable object's sites patched (patch.c);
+ *   a new process:   held at its first stop until its parent's event
+ *                    says whose memory it has; a fork child gets
+ *                    counters of its own, a vfork child shares;
+ *   close, dup2...:  the fds they free folded, as the sink still knows
+ *                    their files;
+ *   a task's exit:   its process's counters folded;
+ *   a signal in P:   the task put back where the program is (tramp.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <x86intrin.h>
+#include <linux/kcmp.h>
+#include <linux/ptrace.h>
+#include "tracer/rewrite/fast-int.h"
+
+/* --- processes --- */
+
+struct fast_proc *fast_proc_find(struct fast_run *f, pid_t tgid)
+{
+	size_t i;
+
+	for (i = 0; i < f->nproc; i++)
+		if (f->proc[i].tgid == tgid)
+			return &f->proc[i];
+	return NULL;
+}
+
+struct fast_proc *fast_proc_add(struct fast_run *f, pid_t tgid)
+{
+	struct fast_proc *p;
+
+	if (f->nproc == f->capproc) {
+		size_t cap = f->capproc ? 2 * f->capproc : 16;
+
+		p = realloc(f->proc, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		f->proc = p;
+		f->capproc = cap;
+	}
+	p = &f->proc[f->nproc++];
+	memset(p, 0, sizeof(*p));
+	p->tgid = tgid;
+	return p;
+}
+
+void fast_proc_drop(struct fast_run *f, pid_t tgid)
+{
+	struct fast_proc *p = fast_proc_find(f, tgid);
+
+	if (!p)
+		return;
+	fast_code_put(p->code);
+	fast_counters_put(p->cnt);
+	*p = f->proc[--f->nproc];
+}
+
+struct fast_code *fast_code_get(struct fast_code *c)
+{
+	if (c)
+		c->refs++;
+	return c;
+}
+
+void fast_code_put(struct fast_code *c)
+{
+	if (!c || --c->refs > 0)
+		return;
+	if (c->mem)
+		munmap(c->mem, RW_POOL_CODE + FAST_ISLANDS);
+	free(c->tramp);
+	free(c);
+}
+
+struct fast_counters *fast_counters_get(struct fast_counters *c)
+{
+	if (c)
+		c->refs++;
+	return c;
+}
+
+void fast_counters_put(struct fast_counters *c)
+{
+	if (!c || --c->refs > 0)
+		return;
+	if (c->mem)
+		munmap(c->mem, sizeof(*c->mem));
+	free(c->folded);
+	free(c);
+}
+
+/* --- the run --- */
+
+static enum rw_reg reg_of_arg(uint8_t arg)
+{
+	static const enum rw_reg regs[] = {
+		RW_NOREG, RW_RDI, RW_RSI, RW_RDX, RW_R10, RW_R8, RW_R9,
+	};
+
+	return arg < sizeof(regs) / sizeof(*regs) ? regs[arg] : RW_NOREG;
+}
+
+/*
+ * The hot calls the trampolines take: one-fd calls (the fd in arg 0)
+ * that the plan times or counts.  Two-fd calls (splice...) stay on
+ * ptrace stops, as everything else.
+ */
+static void choose_slots(struct fast_run *f, const struct plan *pl)
+{
+	const struct syscall_fact *fact;
+	int nr;
+
+	memset(f->slot_of, -1, sizeof(f->slot_of));
+	for (nr = 0; nr < SYSCALL_SET_MAX && nr < 512; nr++) {
+		fact = syscall_fact(0, nr);
+		if (!fact || !(fact->flags & SF_HOT) || fact->fd2 ||
+		    fact->fd != ARG(0) ||
+		    (pl->act[0][nr] != ACT_TIME && pl->act[0][nr] != ACT_COUNT) ||
+		    f->nslots == RW_SLOTS)
+			continue;
+		f->slot_of[nr] = (int8_t)f->nslots;
+		f->nr_of[f->nslots] = nr;
+		f->how[f->nslots].fd = reg_of_arg(fact->fd);
+		f->how[f->nslots].size = fact->size && fact->size != ARG_IOV ?
+					 reg_of_arg(fact->size) : RW_NOREG;
+		f->how[f->nslots].moves = fact->size != 0;
+		f->how[f->nslots].timed = pl->act[0][nr] == ACT_TIME;
+		f->hot[nr / 8] |= (uint8_t)(1u << nr % 8);
+		f->nslots++;
+	}
+}
+
+/* Why the fast path cannot serve this run, or NULL. */
+static const char *fast_why_not(const struct loop *l,
+				const struct tracer_target *target)
+{
+#ifndef __x86_64__
+	return "not an x86_64 build";
+#else
+	if (!l->opts->rewrite)
+		return "--no-rewrite";
+	if (!l->target->from_birth)
+		return "attached processes stay on ptrace stops";
+	/* The pool goes in at an execve's exit: a built-in workload runs
+	   in a fork of iotrace, and any command it runs stops as before. */
+	if (target->kind != TARGET_COMMAND)
+		return "a built-in workload runs in iotrace's own image";
+	if (!l->plan.bpf)
+		return "no seccomp filter";
+	if (l->opts->stacks)
+		return "-k unwinds every call at a ptrace stop";
+	if (l->agent)
+		return "the agent engine";
+	return rw_tsc_unusable();
+#endif
+}
+
+int fast_start(struct loop *l, const struct tracer_target *target)
+{
+	struct tracer_fast_use *use = &l->res->fast;
+	struct fast_run *f;
+	int err;
+
+	use->why_off = fast_why_not(l, target);
+	if (use->why_off)
+		return 0;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->use = use;
+	f->sink = l->sink;
+	choose_slots(f, &l->plan);
+	if (!f->nslots) {
+		use->why_off = "no hot call is traced";
+		free(f);
+		return 0;
+	}
+	if (rw_tsc_calibrate(&f->tsc) < 0) {
+		use->why_off = "the TSC could not be calibrated";
+		free(f);
+		return 0;
+	}
+	/* Without it the times keep the filter's cost: said as 0. */
+	fast_calibrate(f);
+	f->pool = rw_pool_pick();
+	err = rw_filter_allow_pool(&l->plan.bpf, &l->plan.bpf_len, f->pool,
+				   RW_POOL_SIZE);
+	if (err < 0) {
+		free(f);
+		return err;
+	}
+	use->on = true;
+	l->fast = f;
+	return 0;
+}
+
+void fast_finish(struct loop *l)
+{
+	struct fast_run *f = l->fast;
+
+	if (!f)
+		return;
+	while (f->nproc) {
+		fast_fold(f, &f->proc[0], 0, -1);
+		fast_proc_drop(f, f->proc[0].tgid);
+	}
+	free(f->proc);
+	fast_objects_free(f);
+	free(f);
+	l->fast = NULL;
+}
+
+static bool in_pool(const struct fast_run *f, uint64_t ip)
+{
+	return ip - f->pool < RW_POOL_CODE;
+}
+
+bool fast_own_stop(struct loop *l, uint64_t ip)
+{
+	return l->fast && in_pool(l->fast, ip);
+}
+
+static bool is_exec(int nr)
+{
+	return nr == SYS_execve || nr == SYS_execveat;
+}
+
+/*
+ * At a call's entry (native calls only): the fds it frees are folded
+ * while the sink can still name their files; an mmap of a file with
+ * PROT_EXEC wants its exit, where the mapping's address is known.
+ */
+void fast_entry(struct loop *l, struct task *t)
+{
+	struct fast_run *f = l->fast;
+	const struct syscall_fact *fact;
+	struct fast_proc *p;
+
+	if (!f || t->arch != syscall_pers[0].arch)
+		return;
+	p = fast_proc_find(f, t->tgid ? t->tgid : t->tid);
+	/* The new image gets the pool at the exit, whatever the plan. */
+	if (is_exec(t->nr))
+		t->in_syscall = true;
+	if (!p)
+		return;
+	if (t->nr == SYS_mmap && (t->args[2] & PROT_EXEC) &&
+	    (int)t->args[4] >= 0 && !(t->args[3] & MAP_ANONYMOUS)) {
+		t->fast_map = true;
+		t->in_syscall = true;
+		return;
+	}
+	if (is_exec(t->nr)) {
+		fast_fold(f, p, 0, -1);
+		return;
+	}
+	fact = syscall_fact(0, t->nr);
+	if (!fact)
+		return;
+	switch (fact->fx) {
+	case FX_ARG0:		/* close */
+		fast_fold(f, p, (int)t->args[0], (int)t->args[0]);
+		break;
+	case FX_ARG1:		/* dup2, dup3: the target */
+		fast_fold(f, p, (int)t->args[1], (int)t->args[1]);
+		break;
+	case FX_RANGE:		/* close_range */
+		fast_fold(f, p, (int)(t->args[0] < RW_FDS ? t->args[0] :
+				       RW_FDS),
+			  (int)(t->args[1] < RW_FDS ? t->args[1] :
+				RW_FDS - 1));
+		break;
+	}
+}
+
+/* At a call's exit: execve's new image, mmap's new object. */
+void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret)
+{
+	struct fast_run *f = l->fast;
+	struct fast_proc *p;
+	pid_t tgid = t->tgid ? t->tgid : t->tid;
+
+	if (!f)
+		return;
+	if (t->fast_map) {
+		t->fast_map = false;
+		p = fast_proc_find(f, tgid);
+		if (p && ret >= 0) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "/proc/%d/fd/%d",
+				 (int)t->tid, (int)t->args[4]);
+			fast_patch_mapping(l, t, p, (uint64_t)ret, t->args[1],
+					   t->args[5], path);
+		}
+		return;
+	}
+	if (!is_exec(t->nr) || ret != 0 || t->arch != syscall_pers[0].arch)
+		return;
+	fast_proc_drop(f, tgid);	/* the image before, if any */
+	if (arch != syscall_pers[0].arch)
+		return;			/* an i386 program: ptrace */
+	p = fast_proc_add(f, tgid);
+	if (!p)
+		return;
+	if (fast_map_exec(l, t, p) < 0) {
+		f->use->procs_failed++;
+		fast_proc_drop(f, tgid);
+		return;
+	}
+	f->use->procs++;
+	fast_patch_image(l, t, p);
+}
+
+/* PTRACE_EVENT_EXEC: what the old image's threads counted, then none. */
+void fast_exec_event(struct loop *l, pid_t tgid)
+{
+	struct fast_proc *p = l->fast ? fast_proc_find(l->fast, tgid) : NULL;
+
+	if (!p)
+		return;
+	fast_fold(l->fast, p, 0, -1);
+	fast_proc_drop(l->fast, tgid);
+	/* One process, as strace -f counts them: its next image is not a
+	   second one. */
+	if (l->fast->use->procs)
+		l->fast->use->procs--;
+}
+
+/* PTRACE_EVENT_EXIT of a task: its fds are still open; fold them. */
+void fast_exit_event(struct loop *l, struct task *t)
+{
+	struct fast_proc *p;
+
+	if (!l->fast)
+		return;
+	p = fast_proc_find(l->fast, t->tgid ? t->tgid : t->tid);
+	if (p)
+		fast_fold(l->fast, p, 0, -1);
+}
+
+static bool others_of(const struct loop *l, pid_t tgid, pid_t except)
+{
+	size_t i;
+
+	for (i = 0; i < l->tasks.cap; i++)
+		if (l->tasks.slots[i].tid && l->tasks.slots[i].tid != except &&
+		    l->tasks.slots[i].tgid == tgid)
+			return true;
+	return false;
+}
+
+/* t is gone: its process's counters folded; dropped with its last task. */
+void fast_gone(struct loop *l, struct task *t)
+{
+	pid_t tgid = t->tgid ? t->tgid : t->tid;
+	struct fast_proc *p;
+
+	if (!l->fast || !(p = fast_proc_find(l->fast, tgid)))
+		return;
+	fast_fold(l->fast, p, 0, -1);
+	if (!others_of(l, tgid, t->tid))
+		fast_proc_drop(l->fast, tgid);
+}
+
+/* --- new processes --- */
+
+/*
+ * The child of parent (a PTRACE_EVENT_FORK, VFORK or CLONE) gets what
+ * its memory holds: a thread nothing; a process sharing its parent's
+ * memory (vfork, CLONE_VM) the parent's counters; any other process a
+ * copy of the parent's mappings, so counters of its own over the copy.
+ */
+static void setup_child(struct loop *l, struct task *c, pid_t parent_tgid)
+{
+	struct fast_run *f = l->fast;
+	struct fast_proc *pp = fast_proc_find(f, parent_tgid), *cp;
+	pid_t ctgid = c->tgid ? c->tgid : c->tid;
+
+	if (!pp || ctgid == parent_tgid || fast_proc_find(f, ctgid))
+		return;
+	cp = fast_proc_add(f, ctgid);
+	if (!cp)
+		return;
+	pp = fast_proc_find(f, parent_tgid);	/* the table may have moved */
+	cp->code = fast_code_get(pp->code);
+	/* kcmp: 0 for one memory, 1 or 2 (an order) for two, -1: unknown. */
+	if (c->fast_vfork ||
+	    syscall(SYS_kcmp, parent_tgid, c->tid, KCMP_VM, 0, 0) <= 0) {
+		/* One memory (or kcmp cannot tell): one page of counters. */
+		cp->cnt = fast_counters_get(pp->cnt);
+		return;
+	}
+	if (fast_map_fork(l, c->tid, cp) < 0) {
+		/* The shared mapping it inherited is its parent's page:
+		   its calls are counted there, with the parent's. */
+		f->use->procs_failed++;
+		cp->cnt = fast_counters_get(pp->cnt);
+		return;
+	}
+	f->use->procs++;
+}
+
+bool fast_hold_first(struct loop *l, struct task *t, int status)
+{
+	if (!l->fast)
+		return false;
+	/* Met before its parent's event: held there until it comes. */
+	t->fast_held = true;
+	t->fast_held_status = status;
+	t->fast_held_ppid = (pid_t)task_status_field(t->tid, "PPid", 0);
+	return true;
+}
+
+void fast_any_stop(struct loop *l, struct task *t)
+{
+	pid_t parent = t->fast_parent;
+
+	if (!parent)
+		return;
+	t->fast_parent = 0;
+	if (l->fast)
+		setup_child(l, t, parent);
+}
+
+pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,
+		    bool vfork)
+{
+	struct task *c;
+
+	if (!l->fast || !(c = task_find(&l->tasks, child)))
+		return 0;
+	c->fast_vfork = vfork;
+	if (!c->fast_held) {
+		c->fast_parent = parent_tgid;	/* at its first stop */
+		return 0;
+	}
+	c->fast_held = false;
+	setup_child(l, c, parent_tgid);
+	return child;
+}
+
+/* --- signals inside a trampoline --- */
+
+struct peek_ctx {
+	pid_t tid;
+};
+
+static int peek_task(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	const struct peek_ctx *p = ctx;
+	uint64_t word;
+	size_t i;
+
+	for (i = 0; i < n; i += sizeof(word)) {
+		errno = 0;
+		word = (uint64_t)ptrace(PTRACE_PEEKDATA, p->tid,
+					(void *)(addr + i), 0L);
+		if (errno)
+			return -errno;
+		memcpy((char *)buf + i, &word,
+		       n - i < sizeof(word) ? n - i : sizeof(word));
+	}
+	return 0;
+}
+
+/* The interrupted call, as a ptrace exit stop would have reported it. */
+static void emit_interrupted(struct loop *l, struct task *t, int nr,
+			     const struct user_regs_struct *r,
+			     uint64_t elapsed)
+{
+	struct tracer_event ev;
+	uint64_t now = mono_ns();
+
+	memset(&ev, 0, sizeof(ev));
+	ev.tid = t->tid;
+	ev.tgid = t->tgid ? t->tgid : t->tid;
+	ev.arch = syscall_pers[0].arch;
+	ev.nr = nr;
+	ev.args[0] = r->rdi;
+	ev.args[1] = r->rsi;
+	ev.args[2] = r->rdx;
+	ev.args[3] = r->r10;
+	ev.args[4] = r->r8;
+	ev.args[5] = r->r9;
+	ev.ret = (int64_t)r->rax;
+	ev.exit_ns = now;
+	ev.entry_ns = now - elapsed;
+	ev.file_id = TRACER_ID_NONE;
+	ev.stack_id = TRACER_ID_NONE;
+	l->sink->syscall(l->sink->ctx, &ev);
+	l->fast->use->interrupted++;
+}
+
+/* Steps t out of the pool, its signals blocked meanwhile. */
+static int step_out(struct loop *l, pid_t tid)
+{
+	struct user_regs_struct r;
+	uint64_t mask, all = ~0ull;
+	int status, n, err = 0;
+
+	if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(mask), &mask) < 0 ||
+	    ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(all), &all) < 0)
+		return -errno;
+	for (n = 0; n < 4096; n++) {
+		if (ptrace(PTRACE_GETREGS, tid, 0L, &r) < 0) {
+			err = -errno;
+			break;
+		}
+		if (!in_pool(l->fast, r.rip))
+			break;
+		if (ptrace(PTRACE_SINGLESTEP, tid, 0L, 0L) < 0 ||
+		    waitpid(tid, &status, __WALL) < 0) {
+			err = -errno;
+			break;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			l->deferred_tid = tid;
+			l->deferred_status = status;
+			return -ESRCH;
+		}
+	}
+	ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask);
+	return err;
+}
+
+/*
+ * A signal-delivery stop of t: when t is inside a trampoline, it is put
+ * where the program would be untraced before the signal goes in (its
+ * handler must run on the program's frame, a restart must go through
+ * the original `syscall`).  False: t is not in the pool, or is gone.
+ */
+bool fast_signal_stop(struct loop *l, struct task *t)
+{
+	struct fast_run *f = l->fast;
+	struct user_regs_struct r;
+	const struct fast_tramp *tr;
+	struct fast_proc *p;
+	struct peek_ctx pc = { t->tid };
+	uint64_t elapsed = 0;
+	bool uncount = false;
+
+	if (!f || ptrace(PTRACE_GETREGS, t->tid, 0L, &r) < 0 ||
+	    !in_pool(f, r.rip))
+		return false;
+	p = fast_proc_find(f, t->tgid ? t->tgid : t->tid);
+	tr = p && p->code ? fast_tramp_at(p->code, r.rip) : NULL;
+	if (!tr)
+		return step_out(l, t->tid) == 0;
+	switch (rw_tramp_leave(&tr->spec, r.rip, &r, __rdtsc(), peek_task,
+			       &pc, &uncount, &elapsed)) {
+	case RW_AT_BEFORE:
+		ptrace(PTRACE_SETREGS, t->tid, 0L, &r);
+		break;
+	case RW_AT_SYSCALL:
+		if (ptrace(PTRACE_SETREGS, t->tid, 0L, &r) == 0)
+			emit_interrupted(l, t, tr->spec.nr, &r, elapsed);
+		break;
+	case RW_AT_AFTER:
+		return step_out(l, t->tid) == 0;
+	}
+	return true;
+}

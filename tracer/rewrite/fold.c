@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The counters of a process turned into the sink's aggregates
+ * (fast-int.h): what a cell gained since it was last folded goes out
+ * twice, as the call's totals (the row) and as its share on the file
+ * the fd names now (the per-file breakdown), described as the sink
+ * describes an event's fd.  Folded at the stops where an fd's file is
+ * about to change or go (close, dup2, execve, a task's exit), so each
+ * share lands on the file that had it.  The program's page is only
+ * read: what was folded is kept here, so a thread adding as it is read
+ * is folded next time, never lost.  A call counts when its trampoline
+ * is done with it (rewrite.h), as strace counts a call at its exit.
+ */
+#include <string.h>
+#include "tracer/rewrite/fast-int.h"
+
+/* now - before, field by field; false when nothing changed. */
+static bool cell_delta(const struct rw_cell *now, struct rw_cell *before,
+		       struct rw_cell *d)
+{
+	struct rw_cell n;
+
+	__atomic_load(&now->calls, &n.calls, __ATOMIC_ACQUIRE);
+	if (n.calls == before->calls)
+		return false;
+	n.errors = __atomic_load_n(&now->errors, __ATOMIC_RELAXED);
+	n.ns = __atomic_load_n(&now->ns, __ATOMIC_RELAXED);
+	n.bytes = __atomic_load_n(&now->bytes, __ATOMIC_RELAXED);
+	n.req = __atomic_load_n(&now->req, __ATOMIC_RELAXED);
+	n.shorts = __atomic_load_n(&now->shorts, __ATOMIC_RELAXED);
+	d->calls = n.calls - before->calls;
+	d->errors = n.errors - before->errors;
+	d->ns = n.ns - before->ns;
+	d->bytes = n.bytes - before->bytes;
+	d->req = n.req - before->req;
+	d->shorts = n.shorts - before->shorts;
+	*before = n;
+	return true;
+}
+
+static void aggregate_of(const struct fast_run *f, int slot,
+			 const struct rw_cell *d, struct tracer_aggregate *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->arch = syscall_pers[0].arch;
+	a->nr = f->nr_of[slot];
+	a->calls = a->timed = d->calls;
+	a->errors = d->errors;
+	/* The filter's entry is inside the trampoline's clock: the call
+	   untraced would not take it. */
+	a->raw_time_ns = d->ns;
+	a->time_ns = d->ns > d->calls * f->use->inflation_ns ?
+		     d->ns - d->calls * f->use->inflation_ns : 0;
+	a->bytes_done = d->bytes;
+	a->bytes_req = f->how[slot].size != RW_NOREG ? d->req : d->bytes;
+	a->short_calls = d->shorts;
+	a->fast = true;
+	if (!f->how[slot].timed) {	/* --count-only, -e count= */
+		a->timed = a->errors = 0;
+		a->time_ns = a->raw_time_ns = 0;
+		a->bytes_req = a->bytes_done = a->short_calls = 0;
+	}
+}
+
+/* The slot's histogram and errnos since the last fold, into a. */
+static void slot_extras(struct fast_counters *c, int slot,
+			struct tracer_aggregate *a)
+{
+	uint64_t v;
+	int b, e, k = 0;
+
+	for (b = 0; b < RW_HIST && b < TRACER_HIST_BUCKETS; b++) {
+		v = __atomic_load_n(&c->mem->hist[slot][b], __ATOMIC_RELAXED);
+		a->hist[b] = v - c->folded->hist[slot][b];
+		c->folded->hist[slot][b] = v;
+	}
+	for (e = 0; e < RW_ERRNOS; e++) {
+		v = __atomic_load_n(&c->mem->err[slot][e], __ATOMIC_RELAXED);
+		if (v == c->folded->err[slot][e])
+			continue;
+		if (e && k < TRACER_ERRNO_SLOTS) {
+			a->errnos[k].err = e;
+			a->errnos[k++].count = v - c->folded->err[slot][e];
+		} else {
+			a->errno_other += v - c->folded->err[slot][e];
+		}
+		c->folded->err[slot][e] = v;
+	}
+}
+
+static void deliver(const struct fast_run *f, const struct tracer_aggregate *a)
+{
+	if (f->sink->aggregate)
+		f->sink->aggregate(f->sink->ctx, a);
+}
+
+void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
+{
+	struct fast_counters *c = p->cnt;
+	struct tracer_aggregate tot, share;
+	struct tracer_file file;
+	struct rw_cell d, sum;
+	bool any, described;
+	int slot, fd;
+
+	if (!c)
+		return;
+	if (hi < 0 || hi >= RW_FDS)
+		hi = RW_FDS - 1;
+	for (slot = 0; slot < f->nslots; slot++) {
+		memset(&sum, 0, sizeof(sum));
+		any = false;
+		for (fd = lo < 0 ? 0 : lo; fd <= hi; fd++) {
+			if (!cell_delta(&c->mem->cell[slot][fd],
+					&c->folded->cell[slot][fd], &d))
+				continue;
+			any = true;
+			sum.calls += d.calls;
+			sum.errors += d.errors;
+			sum.ns += d.ns;
+			sum.bytes += d.bytes;
+			sum.req += d.req;
+			sum.shorts += d.shorts;
+			memset(&file, 0, sizeof(file));
+			described = fd_describe(p->tgid, fd, &file.desc) == 0;
+			file.state = described ? TRACER_FILE_DESC :
+				     TRACER_FILE_UNRESOLVED;
+			aggregate_of(f, slot, &d, &share);
+			share.file = &file;
+			deliver(f, &share);
+		}
+		if (!any)
+			continue;
+		aggregate_of(f, slot, &sum, &tot);
+		if (f->how[slot].timed)
+			slot_extras(c, slot, &tot);
+		deliver(f, &tot);
+		f->use->calls += sum.calls;
+	}
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The pool and the counters mapped into a process (fast-int.h), by the
+ * process's own calls made at a stop (remote.c).  Two memfds a process:
+ * its code (trampolines at P read-execute, islands near its objects) and
+ * its counters (at P + RW_POOL_COUNTERS, read-write); the process makes
+ * them, iotrace opens them through /proc/PID/fd and maps them read-write
+ * itself, so trampolines and islands are written here with no call of
+ * the program's, and the counters read with none.  Both fds are closed
+ * before the program runs on: its descriptor table is as untraced.
+ *
+ * At execve's exit (fast_map_exec) there is no `syscall` instruction to
+ * borrow yet: the word at the entry point becomes one, as the agent's
+ * injection did, and is put back.  A fork child (fast_map_fork) has its
+ * parent's pool already, with the stub at P.  Every mapping is
+ * MAP_FIXED_NOREPLACE (an address in use fails, and the process goes on
+ * under ptrace alone) except the fork child's counters, which replace
+ * the shared page it inherited.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "tracer/rewrite/fast-int.h"
+
+#define PAGE 4096ull
+#define COUNTERS_LEN ((sizeof(struct rw_counters) + PAGE - 1) & ~(PAGE - 1))
+#define SYSCALL_INSN 0x050full	/* 0f 05 */
+
+_Static_assert(RW_POOL_SIZE == RW_POOL_COUNTERS + COUNTERS_LEN,
+	       "the pool is the code, then the counters");
+
+/* The memfd the task made as fd, opened and mapped here (size bytes). */
+static void *map_here(pid_t tid, int64_t fd, size_t size)
+{
+	char path[64];
+	void *mem;
+	int here;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tid, (int)fd);
+	here = open(path, O_RDWR | O_CLOEXEC);
+	if (here < 0)
+		return NULL;
+	if (ftruncate(here, (off_t)size) < 0) {
+		close(here);
+		return NULL;
+	}
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, here, 0);
+	close(here);
+	return mem == MAP_FAILED ? NULL : mem;
+}
+
+static int64_t remote_mmap(struct remote *r, uint64_t at, uint64_t len,
+			   int prot, int flags, int64_t fd, uint64_t off)
+{
+	int64_t got = remote_call(r, SYS_mmap, at, len, (uint64_t)prot,
+				  (uint64_t)flags, (uint64_t)fd, off);
+
+	if (got >= 0 && (uint64_t)got != at) {	/* a kernel without
+						   FIXED_NOREPLACE */
+		remote_call(r, SYS_munmap, (uint64_t)got, len, 0, 0, 0, 0);
+		return -EEXIST;
+	}
+	return got < 0 ? got : 0;
+}
+
+/* AT_BASE (the interpreter) or else AT_PHDR of tid, from its auxv. */
+static uint64_t image_base(pid_t tid)
+{
+	uint64_t av[2 * 64], base = 0, phdr = 0;
+	char path[32];
+	ssize_t n;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, av, sizeof(av));
+	close(fd);
+	for (i = 0; n > 0 && i + 1 < (size_t)n / 8; i += 2) {
+		if (av[i] == AT_BASE)
+			base = av[i + 1];
+		else if (av[i] == AT_PHDR)
+			phdr = av[i + 1];
+	}
+	return base ? base : phdr;
+}
+
+/*
+ * The islands, within rel32 reach of where the loader maps libraries:
+ * the kernel places them top-down below the interpreter, so 1 GiB below
+ * it reaches them all until they take a GiB; tried lower on a clash.  A
+ * program linked low (a static one at 0x400000) gets them halfway below
+ * it, where nothing grows (its heap grows up, after it).
+ */
+static int map_islands(struct remote *r, struct fast_code *c, int64_t fd,
+		       uint64_t base)
+{
+	uint64_t at;
+	int k, err = -ENOMEM;
+
+	if (!base)
+		return -ENOENT;
+	for (k = 0; k < 8; k++) {
+		if (base < (3ull << 30))
+			at = (base / 2 & ~(PAGE - 1)) -
+			     (uint64_t)k * FAST_ISLANDS;
+		else
+			at = ((base & ~(PAGE - 1)) - (1ull << 30)) -
+			     (uint64_t)k * (64ull << 20);
+		if (at < (1ull << 20))
+			break;
+		err = remote_mmap(r, at, FAST_ISLANDS, PROT_READ | PROT_EXEC,
+				  MAP_SHARED | MAP_FIXED_NOREPLACE, fd,
+				  RW_POOL_CODE);
+		if (!err) {
+			c->islands = at;
+			return 0;
+		}
+		if (err != -EEXIST)
+			break;
+	}
+	return err;
+}
+
+static struct fast_counters *counters_new(void *mem)
+{
+	struct fast_counters *c = calloc(1, sizeof(*c));
+
+	if (c) {
+		c->folded = calloc(1, sizeof(*c->folded));
+		if (!c->folded) {
+			free(c);
+			return NULL;
+		}
+		c->refs = 1;
+		c->mem = mem;
+	}
+	return c;
+}
+
+/* The stub remote calls run from in children, and the memfds' name. */
+static void put_stub(uint8_t *code)
+{
+	static const uint8_t stub[] = { 0x0f, 0x05, 0xcc };
+
+	memcpy(code + FAST_STUB, stub, sizeof(stub));
+	memcpy(code + FAST_NAME, "iotrace", 8);
+}
+
+/* The mappings of exec: code, counters, islands; the fds closed. */
+static int map_all(struct loop *l, struct remote *r, struct fast_proc *p,
+		   uint64_t name)
+{
+	const uint64_t pool = l->fast->pool;
+	int64_t fdc, fdn;
+	void *cmem = NULL, *nmem = NULL;
+	int err, mapped = 0;
+
+	fdc = remote_call(r, SYS_memfd_create, name, MFD_CLOEXEC, 0, 0, 0, 0);
+	if (fdc < 0)
+		return (int)fdc;
+	fdn = remote_call(r, SYS_memfd_create, name, MFD_CLOEXEC, 0, 0, 0, 0);
+	err = fdn < 0 ? (int)fdn : 0;
+	if (!err && (!(cmem = map_here(r->tid, fdc, RW_POOL_CODE +
+				       FAST_ISLANDS)) ||
+		     !(nmem = map_here(r->tid, fdn, COUNTERS_LEN))))
+		err = -ENOMEM;
+	if (!err)
+		err = remote_mmap(r, pool, RW_POOL_CODE, PROT_READ | PROT_EXEC,
+				  MAP_SHARED | MAP_FIXED_NOREPLACE, fdc, 0);
+	mapped += !err;
+	if (!err)
+		err = remote_mmap(r, pool + RW_POOL_COUNTERS, COUNTERS_LEN,
+				  PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_FIXED_NOREPLACE, fdn, 0);
+	mapped += !err;
+	if (!err) {
+		p->code = calloc(1, sizeof(*p->code));
+		p->cnt = counters_new(nmem);
+		err = p->code && p->cnt ? 0 : -ENOMEM;
+	}
+	if (!err) {
+		p->code->refs = 1;
+		p->code->mem = cmem;
+		p->code->used = FAST_TRAMPS;
+		put_stub(cmem);
+		err = map_islands(r, p->code, fdc, image_base(r->tid));
+		if (err)
+			p->code->islands = 0;	/* no site within reach */
+		err = 0;
+		cmem = nmem = NULL;	/* theirs now */
+	}
+	if (err && mapped > 1)
+		remote_call(r, SYS_munmap, pool + RW_POOL_COUNTERS,
+			    COUNTERS_LEN, 0, 0, 0, 0);
+	if (err && mapped > 0)
+		remote_call(r, SYS_munmap, pool, RW_POOL_CODE, 0, 0, 0, 0);
+	if (fdn >= 0)
+		remote_call(r, SYS_close, (uint64_t)fdn, 0, 0, 0, 0, 0);
+	remote_call(r, SYS_close, (uint64_t)fdc, 0, 0, 0, 0, 0);
+	if (cmem)
+		munmap(cmem, RW_POOL_CODE + FAST_ISLANDS);
+	if (nmem)
+		munmap(nmem, COUNTERS_LEN);
+	if (err) {
+		fast_code_put(p->code);
+		fast_counters_put(p->cnt);
+		p->code = NULL;
+		p->cnt = NULL;
+	}
+	return err;
+}
+
+int fast_map_exec(struct loop *l, struct task *t, struct fast_proc *p)
+{
+	struct remote r;
+	uint64_t name_at, name_was, word;
+	int err;
+
+	err = remote_begin(&r, t->tid, 0);
+	if (err)
+		goto out;
+	r.insn = r.regs.rip;
+	/* "iotrace" below the stack the kernel built, then as it was. */
+	name_at = (r.regs.rsp - 512) & ~7ull;
+	errno = 0;
+	word = (uint64_t)ptrace(PTRACE_PEEKTEXT, t->tid, (void *)r.insn, 0L);
+	name_was = (uint64_t)ptrace(PTRACE_PEEKDATA, t->tid, (void *)name_at,
+				    0L);
+	if (errno) {
+		err = -errno;
+		goto out_end;
+	}
+	if (ptrace(PTRACE_POKETEXT, t->tid, (void *)r.insn,
+		   (void *)((word & ~0xffffull) | SYSCALL_INSN)) < 0 ||
+	    ptrace(PTRACE_POKEDATA, t->tid, (void *)name_at,
+		   (void *)0x0065636172746f69ull /* "iotrace" */) < 0) {
+		err = -errno;
+		goto out_word;
+	}
+	err = map_all(l, &r, p, name_at);
+	ptrace(PTRACE_POKEDATA, t->tid, (void *)name_at, (void *)name_was);
+out_word:
+	ptrace(PTRACE_POKETEXT, t->tid, (void *)r.insn, (void *)word);
+out_end:
+	if (remote_end(&r) < 0 && !err)
+		err = -ESRCH;
+out:
+	if (r.gone) {
+		l->deferred_tid = t->tid;
+		l->deferred_status = r.gone_status;
+	}
+	return err;
+}
+
+int fast_map_fork(struct loop *l, pid_t tid, struct fast_proc *child)
+{
+	const uint64_t pool = l->fast->pool;
+	struct remote r;
+	int64_t fd;
+	void *mem = NULL;
+	int err;
+
+	err = remote_begin(&r, tid, pool + FAST_STUB);
+	if (err)
+		goto out;
+	fd = remote_call(&r, SYS_memfd_create, pool + FAST_NAME, MFD_CLOEXEC,
+			 0, 0, 0, 0);
+	err = fd < 0 ? (int)fd : 0;
+	if (!err && !(mem = map_here(tid, fd, COUNTERS_LEN)))
+		err = -ENOMEM;
+	if (!err) {
+		int64_t got = remote_call(&r, SYS_mmap, pool + RW_POOL_COUNTERS,
+					  COUNTERS_LEN, PROT_READ | PROT_WRITE,
+					  MAP_SHARED | MAP_FIXED, (uint64_t)fd,
+					  0);
+
+		err = got < 0 ? (int)got : 0;
+	}
+	if (!err && !(child->cnt = counters_new(mem)))
+		err = -ENOMEM;
+	if (!err)
+		mem = NULL;
+	if (fd >= 0)
+		remote_call(&r, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0);
+	if (mem)
+		munmap(mem, COUNTERS_LEN);
+	if (remote_end(&r) < 0 && !err)
+		err = -ESRCH;
+out:
+	if (r.gone) {
+		l->deferred_tid = tid;
+		l->deferred_status = r.gone_status;
+	}
+	return err;
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+/*
+ * An executable object's hot sites rewritten where a process maps it
+ * (fast-int.h), at the exit of that mmap: no thread can be running code
+ * the call has only just mapped, so the 5 bytes go in with nothing to
+ * stop.  The sites come from the file (sites.c), once per file a run
+ * meets (dev, inode, mtime: fork-exec loops map one libc thousands of
+ * times); each is checked against the process's bytes before it is
+ * touched.  A site's trampoline and island are written first (through
+ * iotrace's own mapping of the pool), the jump to them last, through
+ * /proc/PID/mem: copy-on-write, so the file on disk never changes.  A
+ * site that cannot be had whole (no room, out of reach, bytes not as the
+ * file says, a write refused) is left as it was, on ptrace stops.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "tracer/rewrite/fast-int.h"
+
+#define ISLAND_STEP 16		/* RW_ISLAND_LEN, aligned */
+
+void fast_objects_free(struct fast_run *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nobj; i++)
+		rw_sites_free(&f->obj[i].sites);
+	free(f->obj);
+	f->obj = NULL;
+	f->nobj = f->capobj = 0;
+}
+
+/* The sites of the file at path, found once per file of the run. */
+static const struct fast_object *object_of(struct fast_run *f,
+					   const char *path)
+{
+	struct fast_object *o;
+	struct stat st;
+	size_t i;
+
+	if (stat(path, &st) < 0)
+		return NULL;
+	for (i = 0; i < f->nobj; i++) {
+		o = &f->obj[i];
+		if (o->dev == st.st_dev && o->ino == st.st_ino &&
+		    o->mtime.tv_sec == st.st_mtim.tv_sec &&
+		    o->mtime.tv_nsec == st.st_mtim.tv_nsec)
+			return o;
+	}
+	if (f->nobj == f->capobj) {
+		size_t cap = f->capobj ? 2 * f->capobj : 8;
+
+		o = realloc(f->obj, cap * sizeof(*o));
+		if (!o)
+			return NULL;
+		f->obj = o;
+		f->capobj = cap;
+	}
+	o = &f->obj[f->nobj++];
+	memset(o, 0, sizeof(*o));
+	o->dev = st.st_dev;
+	o->ino = st.st_ino;
+	o->mtime = st.st_mtim;
+	o->err = fast_sites_of(path, f->hot, &o->sites);
+	if (!o->err)
+		for (i = 0; i < RW_REFUSE_N; i++)
+			f->use->sites_refused += o->sites.refused[i];
+	return o;
+}
+
+static int tramp_cmp(const void *a, const void *b)
+{
+	const struct fast_tramp *x = a, *y = b;
+
+	return x->spec.at < y->spec.at ? -1 : x->spec.at > y->spec.at;
+}
+
+const struct fast_tramp *fast_tramp_at(const struct fast_code *c,
+				       uint64_t ip)
+{
+	size_t lo = 0, hi = c->ntramp;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fast_tramp *t = &c->tramp[mid];
+
+		if (ip < t->spec.at)
+			hi = mid;
+		else if (ip >= t->spec.at + t->len)
+			lo = mid + 1;
+		else
+			return t;
+	}
+	return NULL;
+}
+
+static struct fast_tramp *tramp_new(struct fast_code *c)
+{
+	if (c->ntramp == c->captramp) {
+		size_t cap = c->captramp ? 2 * c->captramp : 32;
+		struct fast_tramp *t = realloc(c->tramp, cap * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		c->tramp = t;
+		c->captramp = cap;
+	}
+	return &c->tramp[c->ntramp];
+}
+
+/* Whether the 7 bytes at a are the site's mov $nr,%eax; syscall. */
+static bool site_as_filed(int mem, uint64_t a, int nr)
+{
+	uint8_t b[7];
+	int32_t imm;
+
+	if (pread(mem, b, sizeof(b), (off_t)a) != (ssize_t)sizeof(b))
+		return false;
+	memcpy(&imm, b + 1, sizeof(imm));
+	return b[0] == 0xb8 && imm == nr && b[5] == 0x0f && b[6] == 0x05;
+}
+
+/* One site at a in the process: its trampoline, island, jump. */
+static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
+		       uint64_t a, int nr)
+{
+	int slot = f->slot_of[nr];
+	struct fast_tramp *t;
+	uint8_t jmp[RW_SITE_LEN];
+	uint64_t at, isl;
+
+	if (!c->islands || c->isl_used + ISLAND_STEP > FAST_ISLANDS ||
+	    c->used + RW_TRAMP_MAX > RW_POOL_CODE || !(t = tramp_new(c)))
+		return false;
+	at = f->pool + c->used;
+	isl = c->islands + c->isl_used;
+	if (!rw_site_patch(jmp, a, isl) || !site_as_filed(mem, a, nr))
+		return false;
+	memset(t, 0, sizeof(*t));
+	t->spec.at = at;
+	t->spec.site = a;
+	t->spec.nr = nr;
+	t->spec.slot = slot;
+	t->spec.fd_reg = f->how[slot].fd;
+	t->spec.moves_data = f->how[slot].moves;
+	t->spec.size_reg = f->how[slot].size;
+	t->spec.counters = f->pool + RW_POOL_COUNTERS;
+	t->spec.mult = f->tsc.mult;
+	t->spec.shift = f->tsc.shift;
+	t->len = (uint32_t)rw_tramp_emit(c->mem + c->used, &t->spec);
+	if (!t->len)
+		return false;
+	rw_island_emit(c->mem + RW_POOL_CODE + c->isl_used, at);
+	/* Trampoline and island are in place before anything jumps. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (pwrite(mem, jmp, sizeof(jmp), (off_t)a) != (ssize_t)sizeof(jmp))
+		return false;
+	c->used += (t->len + 15) & ~15u;
+	c->isl_used += ISLAND_STEP;
+	c->ntramp++;
+	/* Kept sorted for fast_tramp_at(): sites come in address order per
+	   object, objects in any. */
+	if (c->ntramp > 1 && c->tramp[c->ntramp - 2].spec.at > at)
+		qsort(c->tramp, c->ntramp, sizeof(*c->tramp), tramp_cmp);
+	return true;
+}
+
+void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
+			uint64_t addr, uint64_t len, uint64_t off,
+			const char *file)
+{
+	struct fast_run *f = l->fast;
+	const struct fast_object *o;
+	const struct rw_site *s;
+	char path[64];
+	size_t i;
+	int mem;
+
+	if (!p->code || !p->cnt)
+		return;
+	o = object_of(f, file);
+	if (!o || o->err)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->tid);
+	mem = open(path, O_RDWR | O_CLOEXEC);
+	if (mem < 0)
+		return;
+	for (i = 0; i < o->sites.n; i++) {
+		s = &o->sites.site[i];
+		if (s->offset < off || s->offset + 7 > off + len ||
+		    f->slot_of[s->nr] < 0)
+			continue;
+		if (patch_site(f, p->code, mem, addr + (s->offset - off),
+			       s->nr))
+			f->use->sites++;
+		else
+			f->use->sites_unpatched++;
+	}
+	close(mem);
+}
+
+/*
+ * At exec, what the kernel mapped: the program and its interpreter, the
+ * executable mappings of /proc/PID/maps with a file (a static program
+ * has its libc in it).
+ */
+void fast_patch_image(struct loop *l, struct task *t, struct fast_proc *p)
+{
+	unsigned long long lo, hi, off;
+	char path[64], line[4400], perms[8], file[4097];
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->tid);
+	maps = fopen(path, "re");
+	if (!maps)
+		return;
+	while (fgets(line, sizeof(line), maps)) {
+		file[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4096[^\n]", &lo,
+			   &hi, perms, &off, file) < 4 || perms[2] != 'x' ||
+		    file[0] != '/')
+			continue;
+		fast_patch_mapping(l, t, p, lo, hi - lo, off, file);
+	}
+	fclose(maps);
+}
