@@ -75,6 +75,18 @@ for prog in fdswap fdswap-static; do
 	"
 done
 
+# The writes that fill the pipe end with EAGAIN (non-blocking), then 5
+# blocked ones are interrupted inside their trampoline: each delivered
+# from the program's place, failing with EINTR, one call and one error
+# as strace counts it.
+test_expect_success PTRACE,STRACE 'a signal in a blocked write: EINTR, counted as strace' '
+	untouched untraced "$HELPERS/writeintr" &&
+	printf "eintr=5 other=0\nexit 0\n" >expect &&
+	test_cmp expect got &&
+	"$IOTRACE" -o r -- "$HELPERS/writeintr" >/dev/null &&
+	test "$(fast_calls r)" -gt 0
+'
+
 test_expect_success PTRACE 'a static program: its own libc rewritten' '
 	rm -rf d && mkdir d &&
 	"$IOTRACE" -o r -- "$HELPERS/fdswap-static" noclose "$PWD/d" &&

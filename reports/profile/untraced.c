@@ -219,9 +219,10 @@ static uint64_t cpu_floor(const struct profile *p)
 	if (!c->cpu_known)
 		return 0;
 	dispatch_added(p, &unused, &agent, &unused);
-	/* The agent's handler and signals are the program's CPU time. */
-	return minus(c->user_ns + minus(c->sys_ns, p->stops * per_stop),
-		     agent);
+	/* The agent's handler and signals are the program's CPU time, and
+	   so are the fast path's trampolines and filter. */
+	return minus(minus(c->user_ns + minus(c->sys_ns, p->stops * per_stop),
+			   agent), p->fast.calls * p->fast.call_hi_ns);
 }
 
 /*
@@ -283,7 +284,8 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 		e->wall_lo_ns = minus(e->wall_lo_ns,
 				      e->syscall_ns - e->syscall_lo_ns);
 	/* The agent's handler runs as the program's user time: no floor. */
-	user = c->cpu_known && !agent_timed(p) ? c->user_ns : 0;
+	user = c->cpu_known && !agent_timed(p) ?
+	       minus(c->user_ns, p->fast.calls * p->fast.call_hi_ns) : 0;
 	if (!c->many_tasks && e->wall_lo_ns < user + e->syscall_lo_ns)
 		e->wall_lo_ns = user + e->syscall_lo_ns;
 	/*

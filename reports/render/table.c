@@ -118,6 +118,9 @@ void print_added(FILE *f, const struct profile *p)
 	if (p->engines.known && p->engines.agent_calls)
 		fprintf(f, ", %s calls dispatched to the agent",
 			fmt_thousands(n, sizeof(n), p->engines.agent_calls));
+	if (p->fast.on && p->fast.calls)
+		fprintf(f, ", %s calls through the fast path",
+			fmt_thousands(n, sizeof(n), p->fast.calls));
 }
 
 static void print_untraced(FILE *f, const struct profile *p)
