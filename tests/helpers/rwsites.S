@@ -2,7 +2,7 @@
 /*
  * A shared object of known truth for the fast path's site finder
  * (tests/unit/test-rewrite-sites.c), never run: one function per rule
- * of tracer/rewrite/sites.c, each with its syscall.  Hot in the test:
+ * of tracer/rewrite/sites.c and shape, each with its syscall.  Hot in the test:
  * read (0), write (1), pread64 (17).  Functions with .size are found by
  * their symbols; rw_fde has none, so only its FDE (.cfi_*) gives its
  * range.  The bytes that matter are spelled out with .byte where the
@@ -29,7 +29,7 @@ FUNC(rw_cold)
 	ret
 END(rw_cold)
 
-/* SHAPE twice: a 7-byte mov to %rax, and xor. */
+/* SHAPE twice: a 7-byte mov to %rax, and xor with no cmp after. */
 FUNC(rw_rax)
 	.byte 0x48, 0xc7, 0xc0, 1, 0, 0, 0	/* mov $1,%rax */
 	syscall
@@ -83,6 +83,65 @@ rw_fde:
 	syscall
 	ret
 	.cfi_endproc
+
+/* Accepted, the xor shape (read): xor; syscall; cmp $-4096,%rax, as
+ * glibc's read; rw_xorin branches to its first byte and past its cmp,
+ * which stay instruction starts once it is rewritten. */
+FUNC(rw_xorcmp)
+.Lxor_site:
+	.byte 0x31, 0xc0			/* xor %eax,%eax */
+	syscall
+	.byte 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff	/* cmp $-4096,%rax */
+.Lxor_after:
+	ja 1f
+	ret
+1:	neg %eax
+	ret
+END(rw_xorcmp)
+
+FUNC(rw_xorin)
+	jz .Lxor_site
+	jmp .Lxor_after
+END(rw_xorin)
+
+/* TARGET: the xor shape's syscall is overwritten; a branch to it
+ * refuses the site. */
+FUNC(rw_xorsys)
+	.byte 0x31, 0xc0
+.Lxorsys_sys:
+	syscall
+	.byte 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff
+	ret
+END(rw_xorsys)
+
+FUNC(rw_toxorsys)
+	jmp .Lxorsys_sys
+END(rw_toxorsys)
+
+/* TARGET: so is its cmp (the last byte the rewrite takes: + 9). */
+FUNC(rw_xorend)
+	.byte 0x31, 0xc0
+	syscall
+	.byte 0x48, 0x3d, 0x00, 0xf0, 0xff
+.Lxorend_last:
+	.byte 0xff
+	ret
+END(rw_xorend)
+
+FUNC(rw_toxorend)
+	{disp32} jmp .Lxorend_last
+END(rw_toxorend)
+
+/* Accepted as the xor shape, though b8 is 5 bytes before the syscall
+ * too: the decode steps on the xor (add $0x1b800,%eax ends in b8 01
+ * 00), and as a mov the number would be 0xc0310001. */
+FUNC(rw_both)
+	.byte 0x05, 0x00, 0xb8, 0x01, 0x00	/* add $0x1b800,%eax */
+	.byte 0x31, 0xc0
+	syscall
+	.byte 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff
+	ret
+END(rw_both)
 
 /* Not a syscall: b8 01 00 00 00 0f 05 90 is movabs's immediate. */
 FUNC(rw_imm)

@@ -2,10 +2,12 @@
 /*
  * The fake call sites the fast path's trampoline tests share
  * (test-rewrite-tramp.c: what the program sees; test-rewrite-count.c:
- * what the counters see): `mov $NR,%eax; syscall; ret` in a region of
- * the test's own, rewritten as iotrace rewrites a program's (site ->
- * jmp rel32 -> island -> trampoline), then called as C functions; the
- * counters in shared memory, so forked children count into them too.
+ * what the counters see): `mov $NR,%eax; syscall; ret`, or glibc's read
+ * (`xor %eax,%eax; syscall; cmp $-4096,%rax` and a test of its flags),
+ * in a region of the test's own, rewritten as iotrace rewrites a
+ * program's (site -> jmp rel32 -> island -> trampoline, the island's
+ * stub back to the site), then called as C functions; the counters in
+ * shared memory, so forked children count into them too.
  */
 #ifndef IOTRACE_REWRITE_FAKES_H
 #define IOTRACE_REWRITE_FAKES_H
@@ -23,7 +25,7 @@
 /* --- the fake sites, their islands and trampolines --- */
 
 enum { F_WRITE, F_READ, F_GETPID, F_MMAP, F_ZERO, F_CLAMP,
-       F_RD00, F_RD01, F_RD10, F_RD11, F_N };
+       F_RD00, F_RD01, F_RD10, F_RD11, F_XREAD, F_XLATE, F_N };
 
 /* ns = ticks, through the 128-bit product: (t * 2^62) >> 62. */
 #define TICKS (1ULL << 62), 62
@@ -38,33 +40,48 @@ static const struct fake {
 	uint8_t pre[3];		/* before the mov: glibc's mmap moves its
 				   4th argument from rcx to r10 */
 	size_t npre;
+	bool xor;		/* the xor shape (read), else the mov one */
+	bool late;		/* left unpatched by setup() */
 } fakes[F_N] = {
-	[F_WRITE] = { 1, 3, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0 },
-	[F_READ] = { 0, 5, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0 },
-	[F_GETPID] = { 39, 7, RW_NOREG, false, RW_NOREG, TICKS, { 0 }, 0 },
+	[F_WRITE] = { 1, 3, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 0, 0 },
+	[F_READ] = { 0, 5, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 0, 0 },
+	[F_GETPID] = { 39, 7, RW_NOREG, false, RW_NOREG, TICKS, { 0 }, 0, 0,
+		       0 },
 	[F_MMAP] = { 9, 9, RW_R8, false, RW_NOREG, TICKS,
-		     { 0x49, 0x89, 0xca }, 3 },
+		     { 0x49, 0x89, 0xca }, 3, 0, 0 },
 	/* the histogram's ends: always 0 ns; 2^64 - ticks ns */
-	[F_ZERO] = { 1, 11, RW_RDI, true, RW_RDX, 0, 0, { 0 }, 0 },
-	[F_CLAMP] = { 1, 12, RW_RDI, true, RW_RDX, ~0ULL, 0, { 0 }, 0 },
+	[F_ZERO] = { 1, 11, RW_RDI, true, RW_RDX, 0, 0, { 0 }, 0, 0, 0 },
+	[F_CLAMP] = { 1, 12, RW_RDI, true, RW_RDX, ~0ULL, 0, { 0 }, 0, 0, 0 },
 	/* read with and without bytes (first digit), without and with a
 	 * size (second): the results a tracer forces */
-	[F_RD00] = { 0, 13, RW_RDI, false, RW_NOREG, TICKS, { 0 }, 0 },
-	[F_RD01] = { 0, 14, RW_RDI, false, RW_RDX, TICKS, { 0 }, 0 },
-	[F_RD10] = { 0, 15, RW_RDI, true, RW_NOREG, TICKS, { 0 }, 0 },
-	[F_RD11] = { 0, 16, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0 },
+	[F_RD00] = { 0, 13, RW_RDI, false, RW_NOREG, TICKS, { 0 }, 0, 0, 0 },
+	[F_RD01] = { 0, 14, RW_RDI, false, RW_RDX, TICKS, { 0 }, 0, 0, 0 },
+	[F_RD10] = { 0, 15, RW_RDI, true, RW_NOREG, TICKS, { 0 }, 0, 0, 0 },
+	[F_RD11] = { 0, 16, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 0, 0 },
+	/* glibc's read: xor; syscall; cmp, its flags tested after */
+	[F_XREAD] = { 0, 17, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 1, 0 },
+	[F_XLATE] = { 0, 18, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 1, 1 },
 };
 
-#define REGION 0x2000
+/* The sites' bytes, then their tails: ret for the mov shape; for the xor
+ * shape, the flags of its cmp tested as glibc does (ja to the error
+ * path), which returns +errno: `ja 1f; ret; 1: neg %rax; ret`. */
+static const uint8_t xor_cmp[6] = { 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff };
+static const uint8_t xor_site[17] = { 0x31, 0xc0, 0x0f, 0x05,
+	0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff,
+	0x77, 0x01, 0xc3, 0x48, 0xf7, 0xd8, 0xc3 };
+
+#define REGION 0x3000
 #define AT_SITE(i) (0x40 * (i))		/* page 0: sites, then islands */
-#define AT_ISLAND(i) (0x400 + 0x20 * (i))
-#define AT_TRAMP(i) (0x1000 + RW_TRAMP_MAX * (i))	/* page 1 */
+#define AT_ISLAND(i) (0x400 + RW_ISLAND_LEN * (i))
+#define AT_TRAMP(i) (0x1000 + RW_TRAMP_MAX * (i))	/* pages 1, 2 */
 _Static_assert(AT_SITE(F_N) <= AT_ISLAND(0) && AT_ISLAND(F_N) <= 0x1000 &&
 	       AT_TRAMP(F_N) <= REGION, "the fakes fit the region");
 
 static uint8_t *region;
 static struct rw_counters *C;		/* shared with forked children */
 static struct rw_tramp_spec spec[F_N];
+static struct rw_site sites[F_N];	/* as rw_sites_find() gives them */
 static size_t tramp_len[F_N];
 
 typedef long (*site_fn)(long, long, long, long, long, long);
@@ -77,10 +94,20 @@ static inline site_fn entry(int f)
 static inline void fill_spec(int f)
 {
 	const struct fake *k = &fakes[f];
+	struct rw_site *st = &sites[f];
 
+	*st = (struct rw_site){ .nr = k->nr, .len = 5, .resume = 7 };
+	if (k->xor) {
+		*st = (struct rw_site){ .nr = 0, .len = 10, .resume = 10,
+					.post_len = sizeof(xor_cmp) };
+		memcpy(st->post, xor_cmp, sizeof(xor_cmp));
+	}
 	spec[f] = (struct rw_tramp_spec){
 		.at = (uint64_t)(region + AT_TRAMP(f)),
 		.site = (uint64_t)(region + AT_SITE(f) + k->npre),
+		.stub = (uint64_t)(region + AT_ISLAND(f) + RW_ISLAND_STUB),
+		.resume = st->resume,
+		.post_len = st->post_len,
 		.nr = k->nr,
 		.slot = k->slot,
 		.fd_reg = k->fd_reg,
@@ -90,23 +117,36 @@ static inline void fill_spec(int f)
 		.mult = k->mult,
 		.shift = k->shift,
 	};
+	memcpy(spec[f].post, st->post, st->post_len);
+}
+
+/* The site's original bytes at s (with its tail). */
+static inline void site_bytes(int f, uint8_t *s)
+{
+	const struct fake *k = &fakes[f];
+	uint8_t tail[8] = { 0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xc3 };
+
+	memcpy(tail + 1, &k->nr, 4);
+	memcpy(s, k->pre, k->npre);
+	if (k->xor)
+		memcpy(s + k->npre, xor_site, sizeof(xor_site));
+	else
+		memcpy(s + k->npre, tail, sizeof(tail));
 }
 
 static inline void build_fake(int f)
 {
-	const struct fake *k = &fakes[f];
-	uint8_t *s = region + AT_SITE(f);
-	uint8_t tail[8] = { 0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xc3 };
-	uint64_t island = (uint64_t)(region + AT_ISLAND(f));
+	uint8_t *s = region + AT_SITE(f), *isl = region + AT_ISLAND(f);
+	uint8_t jmp[RW_SITE_MAX];
 
-	memcpy(tail + 1, &k->nr, 4);
-	memcpy(s, k->pre, k->npre);
-	memcpy(s + k->npre, tail, sizeof(tail));
+	site_bytes(f, s);
 	fill_spec(f);
 	tramp_len[f] = rw_tramp_emit(region + AT_TRAMP(f), &spec[f]);
-	rw_island_emit(region + AT_ISLAND(f), spec[f].at);
-	if (!rw_site_patch(s + k->npre, spec[f].site, island))
+	if (!rw_island_emit(isl, (uint64_t)isl, &spec[f]) ||
+	    !rw_site_patch(jmp, spec[f].site, sites[f].len, (uint64_t)isl))
 		tramp_len[f] = 0;
+	else if (!fakes[f].late)
+		memcpy(s + fakes[f].npre, jmp, sites[f].len);
 }
 
 static inline int setup(void)
@@ -122,6 +162,13 @@ static inline int setup(void)
 	for (f = 0; f < F_N; f++)
 		build_fake(f);
 	return mprotect(region, REGION, PROT_READ | PROT_EXEC) ? -errno : 0;
+}
+
+/* What the fake's tail returns for a call whose syscall gave r: the xor
+ * shape's error path returns +errno. */
+static inline long site_result(int f, long r)
+{
+	return fakes[f].xor && r < 0 && r >= -4095 ? -r : r;
 }
 
 static inline unsigned bucket_of(uint64_t ns)
@@ -153,7 +200,8 @@ static inline uint64_t err_total(void)
 	return n;
 }
 
-/* Whether nothing of slot is counted: its cells, histogram, errnos. */
+/* Whether nothing of slot is counted: its cells, histogram, errnos,
+ * extremes. */
 static inline bool slot_clean(int slot)
 {
 	static const struct rw_cell zero;
@@ -165,7 +213,7 @@ static inline bool slot_clean(int slot)
 	for (i = 0; i < RW_ERRNOS; i++)
 		if (C->err[slot][i])
 			return false;
-	return hist_sum(slot) == 0;
+	return hist_sum(slot) == 0 && !C->max_ns[slot] && !C->nmin_ns[slot];
 }
 
 static inline bool cell_is(const struct rw_cell *c, uint64_t calls,

@@ -2,20 +2,24 @@
 /*
  * Unit tests of what the fast path's trampolines count (tracer/rewrite/
  * tramp-tmpl.S), on the fake sites of rewrite-fakes.h: a call counts
- * once, at its end, in its fd's cell (calls, errors, ns, bytes, the size
- * asked, short transfers), its slot's histogram and, failed, its
- * errno's row; exact from 8 threads too.  Real calls give the common
- * cases; results a kernel rarely gives (a short transfer of a size past
- * 2^63, errnos past RW_ERRNOS, -4096) are forced by a tracer at a
- * child's syscall exits.
+ * once, at its end, in its fd's cell (calls, errors, einval, ns, bytes,
+ * the size asked, short transfers, the largest size asked and its
+ * calls), its slot's histogram and extremes (max_ns, nmin_ns) and,
+ * failed, its errno's row; exact from 8 threads too, and under races set
+ * up on purpose.  Real calls give the common cases; results a kernel
+ * rarely gives (a short transfer of a size past 2^63, errnos past
+ * RW_ERRNOS, -4096) are forced by a tracer at a child's syscall exits.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -192,6 +196,424 @@ static void test_threads(void)
 	close(fd);
 }
 
+/* --- the slot's extremes --- */
+
+/* fd k of /dev/zero dups at fds ZFD .. ZFD + NZFD - 1: a cell per call,
+ * so each call's ns is its cell's. */
+#define ZFD 10
+#define NZFD 240
+
+static int zero_fds(void)
+{
+	int z = open("/dev/zero", O_RDONLY), i, n = 0;
+
+	for (i = 0; z >= 0 && i < NZFD; i++)
+		n += dup2(z, ZFD + i) == ZFD + i;
+	if (z >= 0)
+		close(z);
+	return n == NZFD ? 0 : -1;
+}
+
+static void zero_fds_close(void)
+{
+	int i;
+
+	for (i = 0; i < NZFD; i++)
+		close(ZFD + i);
+}
+
+/* Whether slot's extremes are those of the ns in its cells of fds
+ * [ZFD, ZFD + n), each one call. */
+static bool extremes_exact(int slot, int n)
+{
+	static int said;
+	uint64_t max = 0, min = ~0ULL;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct rw_cell *c = &C->cell[slot][ZFD + i];
+
+		if (c->calls != 1)
+			return false;
+		max = c->ns > max ? c->ns : max;
+		min = c->ns < min ? c->ns : min;
+	}
+	if (C->max_ns[slot] == max && ~C->nmin_ns[slot] == min)
+		return true;
+	if (said++ < 5)	/* a few: a race lost may lose thousands */
+		printf("# slot %d: max %llu (want %llu), min %llu (want "
+		       "%llu)\n", slot, (unsigned long long)C->max_ns[slot],
+		       (unsigned long long)max,
+		       (unsigned long long)~C->nmin_ns[slot],
+		       (unsigned long long)min);
+	return false;
+}
+
+static void test_extremes(void)
+{
+	static char buf[1 << 16];
+	static const long sizes[] = { 1 << 16, 1, 4096, 1 << 15, 16 };
+	int slot = fakes[F_READ].slot, i, n = 0, null;
+	uint64_t clamp;
+
+	if (zero_fds()) {
+		ok(0, "/dev/zero at fds %d..", ZFD);
+		return;
+	}
+	memset(C, 0, sizeof(*C));
+	ok(C->max_ns[slot] == 0 && ~C->nmin_ns[slot] == ~0ULL,
+	   "no call yet: max 0, min ~0 (none)");
+	for (i = 0; i < (int)(sizeof(sizes) / sizeof(*sizes)); i++)
+		n += entry(F_READ)(ZFD + i, (long)buf, sizes[i], 0, 0, 0) ==
+		     sizes[i];
+	is_int(n, 5, "five reads of /dev/zero, 1 to 64 KiB");
+	ok(extremes_exact(slot, 5), "max_ns and ~nmin_ns: the largest and "
+	   "smallest of their cells' ns (%llu, %llu)",
+	   (unsigned long long)C->max_ns[slot],
+	   (unsigned long long)~C->nmin_ns[slot]);
+	null = open("/dev/null", O_WRONLY);
+	entry(F_ZERO)(null, (long)"x", 1, 0, 0, 0);
+	entry(F_CLAMP)(null, (long)"x", 1, 0, 0, 0);
+	ok(C->max_ns[fakes[F_ZERO].slot] == 0 &&
+	   C->nmin_ns[fakes[F_ZERO].slot] == ~0ULL,
+	   "0 ns: max 0, min 0 (nmin ~0)");
+	clamp = C->cell[fakes[F_CLAMP].slot][null].ns;
+	ok(C->max_ns[fakes[F_CLAMP].slot] == clamp &&
+	   ~C->nmin_ns[fakes[F_CLAMP].slot] == clamp,
+	   "one call past 2^63 ns: max and min are it");
+	ok(slot_clean(fakes[F_WRITE].slot), "other slots untouched");
+	close(null);
+	zero_fds_close();
+}
+
+/*
+ * 8 threads on one slot, each read a cell of its own (so each call's ns
+ * is known), sizes rising in a round (a new max each time a thread
+ * passes the others), falling in the next (a new min), 8 KiB to 240
+ * KiB: the round's extremes exact.
+ */
+#define ROUNDS 40
+#define PER_ROUND (NZFD / THREADS)
+
+struct ext_arg {
+	pthread_barrier_t *go;
+	int t;
+};
+
+static void *extremes_thread(void *arg)
+{
+	struct ext_arg *a = arg;
+	char *buf = malloc(PER_ROUND * 8192);
+	int r, k, size;
+
+	for (r = 0; r < ROUNDS; r++) {
+		pthread_barrier_wait(a->go);
+		for (k = 0; k < PER_ROUND; k++) {
+			size = (r % 2 ? PER_ROUND - k : k + 1) * 8192;
+			if (buf)
+				entry(F_READ)(ZFD + k * THREADS + a->t,
+					      (long)buf, size, 0, 0, 0);
+		}
+		pthread_barrier_wait(a->go);
+	}
+	free(buf);
+	return NULL;
+}
+
+static void test_extremes_threads(void)
+{
+	int slot = fakes[F_READ].slot, i, r, made = 0, wrong = 0;
+	struct ext_arg args[THREADS];
+	pthread_barrier_t go;
+	pthread_t t[THREADS];
+
+	if (zero_fds() || pthread_barrier_init(&go, NULL, THREADS + 1)) {
+		ok(0, "/dev/zero at fds %d.., a barrier", ZFD);
+		return;
+	}
+	for (i = 0; i < THREADS; i++) {
+		args[i] = (struct ext_arg){ &go, i };
+		made += !pthread_create(&t[i], NULL, extremes_thread, &args[i]);
+	}
+	if (!ok(made == THREADS, "%d threads", THREADS))
+		exit(1);
+	for (r = 0; r < ROUNDS; r++) {
+		memset(C, 0, sizeof(*C));
+		pthread_barrier_wait(&go);
+		pthread_barrier_wait(&go);
+		wrong += !extremes_exact(slot, PER_ROUND * THREADS);
+	}
+	for (i = 0; i < made; i++)
+		pthread_join(t[i], NULL);
+	is_int(wrong, 0, "%d rounds of %d calls from %d threads: every "
+	       "round's max and min exact", ROUNDS, PER_ROUND * THREADS,
+	       THREADS);
+	pthread_barrier_destroy(&go);
+	zero_fds_close();
+}
+
+/*
+ * Races on purpose: this thread and another (two cores) released
+ * together by a spinning start, one call each (race.call(0), (1)) on
+ * counters race.reset() set, so that both update them at about the same
+ * time; race.check() says whether the round's result is the one any
+ * order of the two calls gives.  The spin yields after a while: the
+ * machine may have fewer cores free.  The rounds that failed.
+ */
+#define RACES 20000
+
+static struct {
+	void (*reset)(void);
+	void (*call)(int t);
+	bool (*check)(void);
+	atomic_int round, done;
+} race;
+
+static void race_wait(atomic_int *v, int want)
+{
+	int n = 0;
+
+	while (atomic_load(v) != want)
+		if (++n > 10000)
+			sched_yield();
+}
+
+static void *race_thread(void *arg)
+{
+	int r;
+
+	(void)arg;
+	for (r = 1; r <= RACES; r++) {
+		race_wait(&race.round, r);
+		race.call(1);
+		atomic_store(&race.done, r);
+	}
+	return NULL;
+}
+
+static int races(void (*reset)(void), void (*call)(int),
+		 bool (*check)(void))
+{
+	int r, wrong = 0;
+	pthread_t t;
+
+	race.reset = reset;
+	race.call = call;
+	race.check = check;
+	atomic_store(&race.round, 0);
+	atomic_store(&race.done, 0);
+	if (pthread_create(&t, NULL, race_thread, NULL))
+		return -1;
+	for (r = 1; r <= RACES; r++) {
+		race.reset();
+		atomic_store(&race.round, r);
+		race.call(0);
+		race_wait(&race.done, r);
+		wrong += !race.check();
+	}
+	pthread_join(t, NULL);
+	return wrong;
+}
+
+/* The extremes: an empty slot, a read of 1 byte each into a cell of
+ * its own; the larger ns must be the max, the smaller the min. */
+static void ext_reset(void)
+{
+	int slot = fakes[F_READ].slot;
+
+	memset(&C->cell[slot][ZFD], 0, 2 * sizeof(struct rw_cell));
+	C->max_ns[slot] = C->nmin_ns[slot] = 0;
+}
+
+static void ext_call(int t)
+{
+	char c;
+
+	entry(F_READ)(ZFD + t, (long)&c, 1, 0, 0, 0);
+}
+
+static bool ext_check(void)
+{
+	return extremes_exact(fakes[F_READ].slot, 2);
+}
+
+/* The size pair: (100, 5), one call asking 100 again, one 101: in
+ * either order (101, 1); an increment of the old pair landing on the
+ * new one gives (101, 2). */
+static int race_fd;
+
+static struct rw_cell *size_cell(void)
+{
+	return &C->cell[fakes[F_WRITE].slot][race_fd];
+}
+
+static void size_reset(void)
+{
+	size_cell()->size_max = 100;
+	size_cell()->size_max_calls = 5;
+}
+
+static void size_call(int t)
+{
+	static char buf[128];
+
+	entry(F_WRITE)(race_fd, (long)buf, 100 + t, 0, 0, 0);
+}
+
+static bool size_check(void)
+{
+	return size_cell()->size_max == 101 &&
+	       size_cell()->size_max_calls == 1;
+}
+
+static void test_races(void)
+{
+	if (zero_fds() || (race_fd = open("/dev/null", O_WRONLY)) < 0) {
+		ok(0, "/dev/zero at fds %d.., /dev/null", ZFD);
+		return;
+	}
+	memset(C, 0, sizeof(*C));
+	is_int(races(ext_reset, ext_call, ext_check), 0, "%d races of two "
+	       "calls: the max and min exact in each", RACES);
+	is_int(races(size_reset, size_call, size_check), 0, "%d races of "
+	       "size_max again against a new one: (101, 1) in each", RACES);
+	close(race_fd);
+	zero_fds_close();
+}
+
+/* --- einval, size_max --- */
+
+static void test_einval(void)
+{
+	int slot = fakes[F_READ].slot, efd = eventfd(0, 0);
+	struct rw_cell *c;
+	char buf[8];
+
+	if (efd < 0) {
+		ok(0, "an eventfd");
+		return;
+	}
+	memset(C, 0, sizeof(*C));
+	c = &C->cell[slot][efd];
+	is_int(entry(F_READ)(efd, (long)buf, 4, 0, 0, 0), -EINVAL,
+	       "read of 4 bytes of an eventfd: -EINVAL");
+	ok(cell_is(c, 1, 1, 0, 4, 0) && c->einval == 1 &&
+	   C->err[slot][EINVAL] == 1, "counted: an error, einval, its errno");
+	close(200);
+	is_int(entry(F_READ)(200, (long)buf, 4, 0, 0, 0), -EBADF,
+	       "read of a closed fd: -EBADF");
+	ok(C->cell[slot][200].errors == 1 && C->cell[slot][200].einval == 0,
+	   "an error, not einval");
+	if (eventfd_write(efd, 7))
+		ok(0, "the eventfd written");
+	is_int(entry(F_READ)(efd, (long)buf, 8, 0, 0, 0), 8,
+	       "read of 8: the count");
+	ok(cell_is(c, 2, 1, 8, 12, 0) && c->einval == 1,
+	   "a success: einval unchanged");
+	close(efd);
+}
+
+/* Writes to /dev/null of sizes[], one after the other: size_max and its
+ * calls. */
+static void test_size_max(void)
+{
+	static const long sizes[] = { 5, 9, 9, 3, 0, 9, 7 };
+	int slot = fakes[F_WRITE].slot, fd = open("/dev/null", O_WRONLY);
+	static char buf[16];
+	struct rw_cell *c = &C->cell[slot][fd];
+	size_t i;
+
+	memset(C, 0, sizeof(*C));
+	for (i = 0; i < sizeof(sizes) / sizeof(*sizes); i++)
+		entry(F_WRITE)(fd, (long)buf, sizes[i], 0, 0, 0);
+	ok(c->size_max == 9 && c->size_max_calls == 3, "sizes 5 9 9 3 0 9 7: "
+	   "size_max 9, asked by 3 calls (%llu, %llu)",
+	   (unsigned long long)c->size_max,
+	   (unsigned long long)c->size_max_calls);
+	entry(F_WRITE)(fd, (long)buf, 12, 0, 0, 0);
+	ok(c->size_max == 12 && c->size_max_calls == 1, "then 12: 12, once");
+	entry(F_GETPID)(0, 0, 0, 0, 0, 0);
+	ok(C->cell[fakes[F_GETPID].slot][0].size_max == 0 &&
+	   C->cell[fakes[F_GETPID].slot][0].size_max_calls == 0,
+	   "no size register: none");
+	close(fd);
+}
+
+/*
+ * 8 threads on one cell (/dev/null), sizes rising by levels all threads
+ * climb together (a new size_max racing the calls of the level before
+ * and after it), then half the threads one size and half a larger one
+ * (the calls asking size_max again meeting on the pair): size_max and
+ * its calls exact, as only the pair's cmpxchg16b and its retry keep
+ * them.
+ */
+#define LEVEL 64
+#define OWN_CALLS 50000
+
+static void *sizes_climb(void *arg)
+{
+	static char buf[PER_THREAD / LEVEL];
+	long fd = (long)arg;
+	int k;
+
+	for (k = 0; k < PER_THREAD; k++)
+		entry(F_WRITE)(fd, (long)buf, k / LEVEL, 0, 0, 0);
+	return NULL;
+}
+
+static void *sizes_own(void *arg)
+{
+	static char buf[1024];
+	long fd = (long)arg >> 8, size = 1000 + ((long)arg & 0xff);
+	int k;
+
+	for (k = 0; k < OWN_CALLS; k++)
+		entry(F_WRITE)(fd, (long)buf, size, 0, 0, 0);
+	return NULL;
+}
+
+static int run_threads(void *(*fn)(void *), long arg, bool own)
+{
+	pthread_t t[THREADS];
+	int i, made = 0;
+
+	for (i = 0; i < THREADS; i++)
+		made += !pthread_create(&t[i], NULL, fn, (void *)(own ?
+					arg << 8 | i % 2 : arg));
+	for (i = 0; i < made; i++)
+		pthread_join(t[i], NULL);
+	return made;
+}
+
+static void test_size_max_threads(void)
+{
+	int slot = fakes[F_WRITE].slot, fd = open("/dev/null", O_WRONLY);
+	struct rw_cell *c = &C->cell[slot][fd];
+	uint64_t top = (PER_THREAD - 1) / LEVEL;
+	uint64_t at_top = PER_THREAD - top * LEVEL;
+
+	memset(C, 0, sizeof(*C));
+	if (!ok(run_threads(sizes_climb, fd, false) == THREADS, "%d threads "
+		"climbing sizes", THREADS))
+		return;
+	ok(c->size_max == top && c->size_max_calls == THREADS * at_top &&
+	   c->calls == THREADS * PER_THREAD, "size_max %llu, asked by %llu "
+	   "calls (%llu, %llu)", (unsigned long long)top,
+	   (unsigned long long)(THREADS * at_top),
+	   (unsigned long long)c->size_max,
+	   (unsigned long long)c->size_max_calls);
+	memset(C, 0, sizeof(*C));
+	if (!ok(run_threads(sizes_own, fd, true) == THREADS, "%d threads "
+		"asking sizes 1000 and 1001", THREADS))
+		return;
+	ok(c->size_max == 1001 && c->size_max_calls == THREADS / 2 * OWN_CALLS,
+	   "size_max 1001, asked by the %d calls of its %d threads (%llu, "
+	   "%llu)", THREADS / 2 * OWN_CALLS, THREADS / 2,
+	   (unsigned long long)c->size_max,
+	   (unsigned long long)c->size_max_calls);
+	close(fd);
+}
+
 /*
  * Results forced at a traced child's syscall exits: reads of /dev/zero
  * through read's four variants, each call's result replaced by the
@@ -216,6 +638,9 @@ static const struct forced {
 	{ 8, -134, false, 0 },		/* RW_ERRNOS: others */
 	{ 8, -133, false, 133 },
 	{ 8, -1, false, 1 },
+	{ 8, -EINVAL, false, EINVAL },	/* einval too */
+	{ 8, (1LL << 32) - EINVAL, false, -1 },	/* -EINVAL's low half:
+						   bytes, not einval */
 };
 #define NFORCED (sizeof(forced) / sizeof(*forced))
 
@@ -311,11 +736,19 @@ static void test_forced_results(void)
 		const struct fake *k = &fakes[f];
 		bool sized = k->size_reg == RW_RDX;
 
-		ok(cell_is(&C->cell[k->slot][fd], NFORCED, errors,
-			   k->moves_data ? bytes : 0, sized ? req : 0,
-			   sized ? shorts : 0), "moves %d, size %d: calls, "
-		   "errors, bytes, asked and shorts exact", k->moves_data,
-		   k->size_reg);
+		const struct rw_cell *c = &C->cell[k->slot][fd];
+
+		ok(cell_is(c, NFORCED, errors, k->moves_data ? bytes : 0,
+			   sized ? req : 0, sized ? shorts : 0), "moves %d, "
+		   "size %d: calls, errors, bytes, asked and shorts exact",
+		   k->moves_data, k->size_reg);
+		ok(c->einval == 1, "moves %d, size %d: -EINVAL once in "
+		   "einval (%llu)", k->moves_data, k->size_reg,
+		   (unsigned long long)c->einval);
+		ok(sized ? c->size_max == ~0ULL && c->size_max_calls == 1 :
+		   !c->size_max && !c->size_max_calls, "moves %d, size %d: "
+		   "size_max %s", k->moves_data, k->size_reg, sized ?
+		   "2^64 - 1 (unsigned), asked once" : "none");
 		ok(!memcmp(C->err[k->slot], err, sizeof(err)),
 		   "moves %d, size %d: errnos 1 and 133 in their place, 134 "
 		   "and 4095 in err[slot][0]", k->moves_data, k->size_reg);
@@ -339,6 +772,12 @@ int main(void)
 	test_read_short();
 	test_noreg_and_r8();
 	test_threads();
+	test_extremes();
+	test_extremes_threads();
+	test_races();
+	test_einval();
+	test_size_max();
+	test_size_max_threads();
 	test_forced_results();
 	return done_testing();
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the fast path's site finder (tracer/rewrite/sites.c):
- * on the system's libc, every site it gives is b8 <nr> 0f 05 in the
- * file, with a hot number, in ascending order, and it counts the
- * syscall instructions objdump -d shows; on tests/helpers/rwsites.S, a
- * shared object with one function per rule, each rule refuses exactly
+ * on the system's libc, every site it gives is b8 <nr> 0f 05, or read's
+ * xor; syscall; cmp $-4096,%rax, in the file, with a hot number, in
+ * ascending order, and it counts the syscall instructions objdump -d
+ * shows; on tests/helpers/rwsites.S, a shared object with one function
+ * per rule and shape, each rule refuses exactly
  * the sites it exists for and the rest are found where their symbols
  * say.  Every syscall gets one verdict: the sites and the refusals add
  * up to the syscalls.  Each site's file offset is where its vaddr's
@@ -88,33 +89,61 @@ static int file_read(const char *path, uint64_t off, void *buf, size_t n)
 }
 
 /*
- * Sites that are not b8 <nr> 0f 05 in the file, at the offset their
+ * The bytes a site of s's shape has in the file, from its first up to
+ * its resume: b8 <nr> 0f 05 (len 5, resume 7, no post) or 31 c0 0f 05
+ * 48 3d 00 f0 ff ff (len 10, resume 10, the cmp its post, nr 0); their
+ * count, or 0 for a site of neither.
+ */
+static size_t shape_bytes(const struct rw_site *s, unsigned char want[10])
+{
+	static const unsigned char xor[10] = { 0x31, 0xc0, 0x0f, 0x05, 0x48,
+		0x3d, 0x00, 0xf0, 0xff, 0xff };
+	uint32_t nr = (uint32_t)s->nr;
+
+	if (s->len == 5 && s->resume == 7 && s->post_len == 0) {
+		want[0] = 0xb8;
+		memcpy(want + 1, &nr, 4);
+		want[5] = 0x0f;
+		want[6] = 0x05;
+		return 7;
+	}
+	if (s->len == 10 && s->resume == 10 && s->post_len == 6 &&
+	    s->nr == 0 && !memcmp(s->post, xor + 4, 6)) {
+		memcpy(want, xor, 10);
+		return 10;
+	}
+	return 0;
+}
+
+/*
+ * Sites that are neither shape's bytes in the file, at the offset their
  * vaddr's segment gives, or not hot, or whose offset is another.
- * *shifted: sites whose segment's vaddr and offset differ.
+ * *shifted: sites whose segment's vaddr and offset differ; *xors: sites
+ * of the xor shape.
  */
 static size_t bad_sites(const char *path, const struct rw_sites *s,
-			const uint8_t hot[128], size_t *shifted)
+			const uint8_t hot[128], size_t *shifted, size_t *xors)
 {
-	unsigned char got[7], want[7] = { 0xb8, 0, 0, 0, 0, 0x0f, 0x05 };
-	size_t bad = 0;
+	unsigned char got[10], want[10];
+	size_t bad = 0, n;
 	uint64_t off;
 	int64_t shift = 0;
 
-	*shifted = 0;
+	*shifted = *xors = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		uint32_t nr = (uint32_t)s->site[i].nr;
-
-		memcpy(want + 1, &nr, 4);
-		if (file_offset(path, s->site[i].vaddr, 7, &off, &shift) ||
+		n = shape_bytes(&s->site[i], want);
+		if (!n || file_offset(path, s->site[i].vaddr, n, &off,
+				      &shift) ||
 		    off != s->site[i].offset ||
-		    file_read(path, s->site[i].offset, got, 7) ||
-		    memcmp(got, want, 7) || !is_hot(hot, s->site[i].nr)) {
+		    file_read(path, s->site[i].offset, got, n) ||
+		    memcmp(got, want, n) || !is_hot(hot, s->site[i].nr)) {
 			printf("# bad site at %#llx (offset %#llx)\n",
 			       (unsigned long long)s->site[i].vaddr,
 			       (unsigned long long)s->site[i].offset);
 			bad++;
 		}
 		*shifted += shift != 0;
+		*xors += n == 10;
 	}
 	return bad;
 }
@@ -155,7 +184,7 @@ static void test_libc(void)
 		SYS_fdatasync };
 	uint8_t hot[128] = { 0 };
 	struct rw_sites s;
-	size_t shifted;
+	size_t shifted, xors;
 	long want;
 
 	for (size_t i = 0; i < sizeof(calls) / sizeof(*calls); i++)
@@ -166,8 +195,10 @@ static void test_libc(void)
 	       s.refused[RW_REFUSE_SHAPE], s.refused[RW_REFUSE_NOT_HOT],
 	       s.refused[RW_REFUSE_UNDECODED], s.refused[RW_REFUSE_TARGET]);
 	ok(s.n > 0, "libc: sites of the hot calls found");
-	is_int(bad_sites(LIBC, &s, hot, &shifted), 0, "libc: each site is b8 "
-	       "<hot nr> 0f 05 in the file, at its offset");
+	is_int(bad_sites(LIBC, &s, hot, &shifted, &xors), 0, "libc: each "
+	       "site is b8 <hot nr> 0f 05 or read's xor shape in the file, "
+	       "at its offset");
+	ok(xors > 0, "libc: read's xor sites among them (%zu)", xors);
 	ok(ascending(&s), "libc: sites by ascending vaddr");
 	is_int(verdicts(&s), s.syscalls, "libc: one verdict a syscall");
 	want = objdump_syscalls(LIBC);
@@ -198,21 +229,32 @@ static void test_truth(const char *so)
 {
 	uint8_t hot[128] = { 0 };
 	struct rw_sites s;
-	size_t shifted;
+	size_t shifted, xors;
 
 	hot_add(hot, SYS_read);
 	hot_add(hot, SYS_write);
 	hot_add(hot, SYS_pread64);
 	is_int(rw_sites_find(so, hot, &s), 0, "rwsites.so: read");
 	/* rw_imm's 0f 05 is inside movabs: no syscall */
-	is_int(s.syscalls, 9, "9 syscalls: rw_imm's bytes are none");
-	is_int(s.refused[RW_REFUSE_SHAPE], 2, "SHAPE: mov to %%rax, xor");
+	is_int(s.syscalls, 13, "13 syscalls: rw_imm's bytes are none");
+	is_int(s.refused[RW_REFUSE_SHAPE], 2, "SHAPE: mov to %%rax, xor with "
+	       "no cmp");
 	is_int(s.refused[RW_REFUSE_NOT_HOT], 1, "NOT_HOT: getpid");
 	is_int(s.refused[RW_REFUSE_UNDECODED], 2,
 	       "UNDECODED: the tail of mov $1,%%r8d, data in no function");
-	is_int(s.refused[RW_REFUSE_TARGET], 1, "TARGET: a jmp into the mov");
-	is_int(s.n, 3, "3 sites");
-	if (s.n == 3) {
+	is_int(s.refused[RW_REFUSE_TARGET], 3, "TARGET: a jmp into the mov, "
+	       "to the xor shape's syscall, to its cmp's last byte");
+	is_int(s.n, 5, "5 sites");
+	if (s.n == 5) {
+		is_int(s.site[3].vaddr, symbol(so, "rw_xorcmp"), "rw_xorcmp: "
+		       "branches to its first byte and past it are none");
+		ok(s.site[3].nr == SYS_read && s.site[3].len == 10 &&
+		   s.site[3].resume == 10 && s.site[3].post_len == 6,
+		   "rw_xorcmp: read, 10 bytes rewritten, the cmp after");
+		is_int(s.site[4].vaddr, symbol(so, "rw_both") + 5, "rw_both: "
+		       "the xor the decode steps on, not the b8 before it");
+	}
+	if (s.n >= 3) {
 		is_int(s.site[0].vaddr, symbol(so, "rw_plain"), "rw_plain");
 		is_int(s.site[0].nr, SYS_read, "rw_plain: read");
 		is_int(s.site[1].vaddr, symbol(so, "rw_shared"),
@@ -222,8 +264,9 @@ static void test_truth(const char *so)
 		       "rw_fde: found through its FDE alone");
 		is_int(s.site[2].nr, SYS_pread64, "rw_fde: pread64");
 	}
-	is_int(bad_sites(so, &s, hot, &shifted), 0,
-	       "each site is b8 <nr> 0f 05 at its file offset");
+	is_int(bad_sites(so, &s, hot, &shifted, &xors), 0,
+	       "each site is its shape's bytes at its file offset");
+	is_int(xors, 2, "2 of the xor shape");
 	is_int(shifted, s.n, "the segment's vaddr is not its offset");
 	rw_sites_free(&s);
 }
@@ -237,7 +280,7 @@ static void test_nothing_hot(const char *so)
 	is_int(rw_sites_find(so, hot, &s), 0, "nothing hot: read");
 	is_int(s.n, 0, "nothing hot: no site");
 	is_int(s.refused[RW_REFUSE_SHAPE], 2, "nothing hot: SHAPE 2");
-	is_int(s.refused[RW_REFUSE_NOT_HOT], 7, "nothing hot: NOT_HOT 7");
+	is_int(s.refused[RW_REFUSE_NOT_HOT], 11, "nothing hot: NOT_HOT 11");
 	is_int(verdicts(&s), s.syscalls, "nothing hot: one verdict each");
 	rw_sites_free(&s);
 }

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the fast path's machine code (tracer/rewrite/tramp.c),
- * on the fake sites of rewrite-fakes.h: each emitted variant keeps the
- * template's rules (decoded here), islands and site patches are the
- * bytes they must be, and what the program sees through a trampoline
- * is what the plain syscall gives it, to the register and to the red
- * zone.  A traced child then stops inside a trampoline, in its syscall
- * or before it, and rw_tramp_leave() must take it back to the site as
- * if it had never left, with nothing counted.  What the counters see
- * is test-rewrite-count.c's.
+ * on the fake sites of rewrite-fakes.h, of both shapes: each emitted
+ * variant keeps the template's rules (decoded here: its writes, and the
+ * flags after the post), posts it may not run are refused, islands,
+ * their stubs and site patches are the bytes they must be, and what the
+ * program sees through a trampoline is what the plain syscall gives it,
+ * to the register, the flags and the red zone.  A traced child then
+ * stops inside a trampoline, in its syscall or before it, and
+ * rw_tramp_leave() must take it back to the site, or to the stub's
+ * syscall, as if it had never left, with nothing counted; a child
+ * blocked in a site as it is patched is moved by rw_site_move_ip().
+ * What the counters see is test-rewrite-count.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,9 +33,65 @@
 
 /* --- what the generator emits --- */
 
-static const char *operand_breaks(const ZydisDecodedInstruction *in,
-				  const ZydisDecodedOperand *op)
+/*
+ * Where rbx and r11 point, as the decode follows them: the counters'
+ * cells (a constant emit set to a cell row of C, then the fd's index
+ * added: the fd check bounds it), another row of C (histogram, errnos,
+ * extremes), or anything else.
+ */
+enum base { B_OTHER, B_CELL, B_ROW };
+
+struct bases {
+	enum base rbx, r11;
+};
+
+static enum base *base_of(struct bases *b, ZydisRegister r)
 {
+	r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+	return r == ZYDIS_REGISTER_RBX ? &b->rbx :
+	       r == ZYDIS_REGISTER_R11 ? &b->r11 : NULL;
+}
+
+/* What a rip-relative qword the trampoline loads points at. */
+static enum base constant_base(uint64_t v)
+{
+	uint64_t c = (uint64_t)C, cells = sizeof(C->cell);
+
+	if (v >= c && v < c + cells)
+		return B_CELL;
+	return v >= c + cells && v < c + sizeof(*C) ? B_ROW : B_OTHER;
+}
+
+/* rbx or r11 written by in: what it points at afterwards. */
+static enum base written_base(const ZydisDecodedInstruction *in,
+			      const ZydisDecodedOperand *op,
+			      const struct bases *b, const uint8_t *code,
+			      size_t off)
+{
+	uint64_t v;
+
+	if (in->mnemonic == ZYDIS_MNEMONIC_MOV &&
+	    op[1].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	    op[1].mem.base == ZYDIS_REGISTER_RIP) {
+		memcpy(&v, code + off + in->length + op[1].mem.disp.value, 8);
+		return constant_base(v);
+	}
+	if (in->mnemonic == ZYDIS_MNEMONIC_MOV &&
+	    op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	    op[1].reg.value == ZYDIS_REGISTER_RBX)
+		return b->rbx;
+	if (in->mnemonic == ZYDIS_MNEMONIC_ADD &&
+	    op[0].reg.value == ZYDIS_REGISTER_RBX && b->rbx == B_CELL)
+		return B_CELL;		/* + fd * sizeof(struct rw_cell) */
+	return B_OTHER;
+}
+
+static const char *operand_breaks(const ZydisDecodedInstruction *in,
+				  const ZydisDecodedOperand *op,
+				  const struct bases *b)
+{
+	enum base base;
+
 	if (op->type == ZYDIS_OPERAND_TYPE_REGISTER) {
 		switch (ZydisRegisterGetClass(op->reg.value)) {
 		case ZYDIS_REGCLASS_X87: case ZYDIS_REGCLASS_MMX:
@@ -50,26 +109,37 @@ static const char *operand_breaks(const ZydisDecodedInstruction *in,
 		return NULL;
 	if (!(in->attributes & ZYDIS_ATTRIB_HAS_LOCK))
 		return "a memory write with no lock prefix";
-	if (op->mem.base != ZYDIS_REGISTER_RBX &&
-	    op->mem.base != ZYDIS_REGISTER_R11)
-		return "a locked write off the counters' base registers";
+	base = op->mem.base == ZYDIS_REGISTER_RBX ? b->rbx :
+	       op->mem.base == ZYDIS_REGISTER_R11 ? b->r11 : B_OTHER;
+	if (base == B_OTHER)
+		return "a locked write off the counters";
+	if (base == B_CELL && (op->mem.index != ZYDIS_REGISTER_NONE ||
+			       op->mem.disp.value < 0 ||
+			       (uint64_t)op->mem.disp.value + op->size / 8 >
+			       sizeof(struct rw_cell)))
+		return "a write off its cell";
 	return NULL;
 }
 
 /*
  * The rules of tramp-tmpl.S's header that the code shows by itself, or
  * NULL: no call or ret; no vector register; every memory write but a
- * push a lock-prefixed one into the counters (rbx: the cell; r11: the
- * histogram or errno row).  Decoded up to the first constant its
- * rip-relative operands read.
+ * push a lock-prefixed one into the counters (through rbx or r11 loaded
+ * from a constant emit set to an address in C, or copied from one: a
+ * cell, within its fields, or a row or extreme of the slot; cmpxchg16b
+ * included).  Decoded up to the first constant its rip-relative operands
+ * read, whose offset is *end_at.
  */
-static const char *tramp_breaks_rules(const uint8_t *code, size_t len)
+static const char *tramp_breaks_rules(const uint8_t *code, size_t len,
+				      size_t *end_at)
 {
 	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
+	struct bases b = { B_OTHER, B_OTHER };
 	size_t off = 0, end = len;
 	const char *why;
+	enum base *w;
 	int i;
 
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
@@ -85,26 +155,69 @@ static const char *tramp_breaks_rules(const uint8_t *code, size_t len)
 			size_t to = off + in.length +
 				    (size_t)op[i].mem.disp.value;
 
-			if ((why = operand_breaks(&in, &op[i])))
+			if ((why = operand_breaks(&in, &op[i], &b)))
 				return why;
 			if (op[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
 			    op[i].mem.base == ZYDIS_REGISTER_RIP && to < end)
 				end = to;
 		}
+		for (i = 0; i < in.operand_count; i++)
+			if (op[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    (op[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
+			    (w = base_of(&b, op[i].reg.value)))
+				*w = written_base(&in, op, &b, code, off);
 		off += in.length;
 	}
+	*end_at = end;
 	return off == end ? NULL : "code running into its constants";
 }
 
-static void test_emit(void)
+/*
+ * The flags rule: the post's bytes are in the code, and after them only
+ * instructions that write no flag (nops), then the final jmp.  NULL, or
+ * what breaks it.
+ */
+static const char *post_breaks_rules(const uint8_t *code, size_t end,
+				     const struct rw_tramp_spec *s)
 {
-	static const enum rw_reg no_size[] = { RW_NOREG - 1, RW_RDI, RW_RSI,
-		RW_R10, RW_R8, RW_R9, RW_R9 + 1 };
-	struct rw_tramp_spec s = spec[F_WRITE];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	const uint8_t *p;
+	size_t off;
+
+	if (!s->post_len)
+		return NULL;
+	p = memmem(code, end, s->post, s->post_len);
+	if (!p)
+		return "no post";
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+			 ZYDIS_STACK_WIDTH_64);
+	for (off = (size_t)(p - code) + s->post_len; off < end;
+	     off += in.length) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL,
+				code + off, end - off, &in)))
+			return "bytes that do not decode";
+		if (in.cpu_flags && (in.cpu_flags->modified |
+				     in.cpu_flags->set_0 |
+				     in.cpu_flags->set_1 |
+				     in.cpu_flags->undefined))
+			return "an instruction after the post writes flags";
+		if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR)
+			return off + in.length == end ? NULL :
+			       "code after the final jmp";
+		if (in.meta.category != ZYDIS_CATEGORY_NOP)
+			return "an instruction after the post";
+	}
+	return "no jmp after the post";
+}
+
+static void test_emit_shape(int f)
+{
+	struct rw_tramp_spec s = spec[f];
 	uint8_t buf[RW_TRAMP_MAX];
-	size_t len, shortest = RW_TRAMP_MAX, longest = 0;
+	size_t len, end, shortest = RW_TRAMP_MAX, longest = 0;
 	const char *why;
-	int r, m, z;
+	int r, m;
 
 	for (r = RW_NOREG; r <= RW_R9; r++) {
 		for (m = 0; m < 4; m++) {
@@ -114,14 +227,74 @@ static void test_emit(void)
 			len = rw_tramp_emit(buf, &s);
 			longest = len > longest ? len : longest;
 			shortest = len && len < shortest ? len : shortest;
-			why = len ? tramp_breaks_rules(buf, len) : "none";
+			why = len ? tramp_breaks_rules(buf, len, &end) : "none";
+			if (!why)
+				why = post_breaks_rules(buf, end, &s);
 			ok(len > 0 && len <= RW_TRAMP_MAX && !why,
-			   "fd register %d, moves %d, size %d: %zu bytes, "
-			   "in the rules (%s)", r, m & 1, s.size_reg, len,
+			   "%s shape: fd register %d, moves %d, size %d: %zu "
+			   "bytes, in the rules (%s)", fakes[f].xor ? "xor" :
+			   "mov", r, m & 1, s.size_reg, len,
 			   why ? why : "kept");
 		}
 	}
 	printf("# trampolines: %zu to %zu bytes\n", shortest, longest);
+}
+
+/* Posts emit must refuse, and some it must take. */
+static void test_posts(void)
+{
+	static const struct {
+		uint8_t b[RW_POST_MAX + 1];
+		unsigned n;
+		bool ok;
+		const char *what;
+	} posts[] = {
+		{ { 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff }, 6, true,
+		  "cmp $-4096,%rax" },
+		{ { 0x48, 0x85, 0xc0 }, 3, true, "test %rax,%rax" },
+		{ { 0 }, 0, true, "none" },
+		{ { 0x48, 0x3d, 0x00, 0xf0 }, 4, false, "a cut instruction" },
+		{ { 0x48, 0x3b, 0x05, 0, 0, 0, 0 }, 7, false,
+		  "cmp 0(%rip),%rax" },
+		{ { 0xeb, 0x00 }, 2, false, "jmp" },
+		{ { 0x0f, 0x05 }, 2, false, "syscall" },
+		{ { 0x50 }, 1, false, "push" },
+		{ { 0x48, 0x85, 0xc0, 0x48, 0x85, 0xc0, 0x48, 0x85, 0xc0 }, 9,
+		  false, "past RW_POST_MAX" },
+	};
+	uint8_t buf[RW_TRAMP_MAX], isl[RW_ISLAND_LEN];
+	struct rw_tramp_spec s;
+	size_t i;
+
+	for (i = 0; i < sizeof(posts) / sizeof(*posts); i++) {
+		s = spec[F_XREAD];
+		memcpy(s.post, posts[i].b, posts[i].n < RW_POST_MAX ?
+		       posts[i].n : RW_POST_MAX);
+		s.post_len = posts[i].n;
+		s.resume = 4 + posts[i].n;
+		ok(rw_post_ok(posts[i].b, posts[i].n) == posts[i].ok &&
+		   !rw_tramp_emit(buf, &s) == !posts[i].ok &&
+		   !rw_island_emit(isl, s.stub - RW_ISLAND_STUB, &s) ==
+		   !posts[i].ok, "post %s: %s", posts[i].what,
+		   posts[i].ok ? "taken" : "refused");
+	}
+	s = spec[F_XREAD];
+	s.resume = s.post_len + 1;
+	ok(!rw_tramp_emit(buf, &s) &&
+	   !rw_island_emit(isl, s.stub - RW_ISLAND_STUB, &s),
+	   "a resume with no room for the syscall before the post: refused");
+}
+
+static void test_emit(void)
+{
+	static const enum rw_reg no_size[] = { RW_NOREG - 1, RW_RDI, RW_RSI,
+		RW_R10, RW_R8, RW_R9, RW_R9 + 1 };
+	struct rw_tramp_spec s;
+	uint8_t buf[RW_TRAMP_MAX];
+	int r, z;
+
+	test_emit_shape(F_WRITE);
+	test_emit_shape(F_XREAD);
 	s = spec[F_WRITE];
 	for (z = 0; z < (int)(sizeof(no_size) / sizeof(*no_size)); z++) {
 		s.size_reg = no_size[z];
@@ -137,31 +310,106 @@ static void test_emit(void)
 	s = spec[F_WRITE];
 	s.fd_reg = RW_R9 + 1;
 	is_int(rw_tramp_emit(buf, &s), 0, "nor for a register it lacks");
+	test_posts();
 	for (r = 0; r < F_N; r++)
 		ok(tramp_len[r] > 0, "fake %d: site, island, trampoline", r);
 }
 
-static void test_island_and_patch(void)
+static void test_island(void)
 {
-	uint8_t isl[RW_ISLAND_LEN], site[RW_SITE_LEN] = { 0xb8, 1, 0, 0, 0 };
-	static const uint8_t want_isl[RW_ISLAND_LEN] = {
+	static const uint8_t want_mov[RW_ISLAND_LEN] = {
 		0xff, 0x25, 0, 0, 0, 0, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33,
-		0x22, 0x11 };
-	static const uint8_t want_site[RW_SITE_LEN] = { 0xe9, 0xfb, 0x0f, 0, 0 };
+		0x22, 0x11, 0x0f, 0x05, 0xe9, 0xb2, 0xff, 0xff, 0xff, 0xcc,
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc };
+	static const uint8_t want_xor[RW_ISLAND_LEN] = {
+		0xff, 0x25, 0, 0, 0, 0, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33,
+		0x22, 0x11, 0x0f, 0x05, 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff,
+		0xe9, 0xef, 0xef, 0xff, 0xff, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc };
+	uint8_t isl[RW_ISLAND_LEN], same[RW_ISLAND_LEN];
+	uint64_t at = 0x7f0000002000;
+	struct rw_tramp_spec s = spec[F_WRITE];
+
+	s.at = 0x1122334455667788;
+	s.site = at - 0x40;		/* back at site + 7 = at - 0x39 */
+	s.stub = at + RW_ISLAND_STUB;
+	ok(rw_island_emit(isl, at, &s) && !memcmp(isl, want_mov, sizeof(isl)),
+	   "mov shape's island: jmp *0(%%rip); .quad T; syscall; jmp rel32 "
+	   "site + 7; int3");
+	s = spec[F_XREAD];
+	s.at = 0x1122334455667788;
+	s.site = at - 0x1000;		/* site + 10 = at - 0xff6 */
+	s.stub = at + RW_ISLAND_STUB;
+	ok(rw_island_emit(isl, at, &s) && !memcmp(isl, want_xor, sizeof(isl)),
+	   "xor shape's: syscall; cmp $-4096,%%rax; jmp rel32 site + 10");
+	memcpy(same, isl, sizeof(isl));
+	s.stub = at + RW_ISLAND_STUB + 1;
+	ok(!rw_island_emit(isl, at, &s), "a stub elsewhere: refused");
+	s.stub = at + RW_ISLAND_STUB;
+	s.site = at + 0x80000000ULL + 17;	/* + 10 is 2^31 past its jmp */
+	ok(!rw_island_emit(isl, at, &s), "a site out of the stub's reach: "
+	   "refused");
+	ok(!memcmp(isl, same, sizeof(isl)), "refusals leave the bytes");
+	s.site--;
+	ok(rw_island_emit(isl, at, &s), "2^31 - 1 past it: in reach");
+}
+
+static void test_patch(void)
+{
+	uint8_t site[RW_SITE_MAX] = { 0xb8, 1, 0, 0, 0, 1, 2, 3, 4, 5 };
+	static const uint8_t want_site[RW_SITE_MAX] = { 0xe9, 0xfb, 0x0f, 0, 0,
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc };
 	uint64_t at = 0x7f0000001000;
 
-	rw_island_emit(isl, 0x1122334455667788);
-	ok(!memcmp(isl, want_isl, sizeof(isl)), "island: jmp *0(%%rip); .quad");
-	ok(rw_site_patch(site, at, at + 0x1000) &&
+	ok(rw_site_patch(site, at, 5, at + 0x1000) &&
+	   !memcmp(site, want_site, 5) && site[5] == 1,
+	   "mov site: jmp rel32 from its end, 5 bytes");
+	ok(rw_site_patch(site, at, 10, at + 0x1000) &&
 	   !memcmp(site, want_site, sizeof(site)),
-	   "site: jmp rel32 from its end");
-	ok(rw_site_patch(site, at, at + 5 + INT32_MAX), "reach: +2^31 - 1");
-	ok(rw_site_patch(site, at, at + 5 - 0x80000000ULL), "reach: -2^31");
+	   "xor site: jmp rel32, then 5 int3");
+	ok(!rw_site_patch(site, at, 4, at + 0x1000) &&
+	   !rw_site_patch(site, at, 11, at + 0x1000),
+	   "4 or 11 bytes: refused");
+	ok(rw_site_patch(site, at, 5, at + 5 + INT32_MAX), "reach: +2^31 - 1");
+	ok(rw_site_patch(site, at, 5, at + 5 - 0x80000000ULL), "reach: -2^31");
 	memcpy(site, want_site, sizeof(site));
-	ok(!rw_site_patch(site, at, at + 5 + 0x80000000ULL) &&
-	   !rw_site_patch(site, at, at + 4 - 0x80000000ULL) &&
+	ok(!rw_site_patch(site, at, 10, at + 5 + 0x80000000ULL) &&
+	   !rw_site_patch(site, at, 10, at + 4 - 0x80000000ULL) &&
 	   !memcmp(site, want_site, sizeof(site)),
 	   "an island out of rel32 reach is refused, the bytes untouched");
+}
+
+/* Where patching moves a task found at each byte of a site. */
+static void test_move_ip(void)
+{
+	static const int64_t want_xor[] = { 0, -1, 100, -1, 102, -1, -1, -1,
+		-1, -1, 10, 11 };
+	static const int64_t want_mov[] = { 0, -1, -1, -1, -1, 5, 6, 7 };
+	uint64_t site = 0x7f0000001000, stub = 0x7f0000000000 + 100;
+	bool all = true;
+	int i;
+
+	for (i = 0; i < (int)(sizeof(want_xor) / sizeof(*want_xor)); i++) {
+		uint64_t got = rw_site_move_ip(&sites[F_XREAD], site, stub,
+					       site + (uint64_t)i);
+		uint64_t want = want_xor[i] < 0 ? 0 : want_xor[i] >= 100 ?
+				0x7f0000000000 + (uint64_t)want_xor[i] :
+				site + (uint64_t)want_xor[i];
+
+		if (got != want) {
+			printf("# xor site + %d: %#llx\n", i,
+			       (unsigned long long)got);
+			all = false;
+		}
+	}
+	ok(all, "xor shape: site + 2 to the stub's syscall, + 4 to its cmp, "
+	   "+ 10 stays, between instructions 0");
+	all = rw_site_move_ip(&sites[F_XREAD], site, stub, site - 1) ==
+	      site - 1;
+	for (i = 0; i < (int)(sizeof(want_mov) / sizeof(*want_mov)); i++)
+		all &= rw_site_move_ip(&sites[F_WRITE], site, stub,
+				       site + (uint64_t)i) ==
+		       (want_mov[i] < 0 ? 0 : site + (uint64_t)want_mov[i]);
+	ok(all, "mov shape: only the mov is rewritten; its syscall stays");
 }
 
 /* --- calls through the trampolines, in this process --- */
@@ -172,18 +420,29 @@ static void test_fd_out_of_cells(void)
 	char got[8] = "";
 	int p[2];
 
-	if (!before || pipe(p) || dup2(p[1], 300) != 300) {
-		ok(0, "a pipe at fd 300");
+	if (!before || pipe(p) || dup2(p[1], 300) != 300 ||
+	    dup2(p[0], 301) != 301) {
+		ok(0, "a pipe at fds 300, 301");
 		free(before);
 		return;
 	}
 	memcpy(before, C, sizeof(*C));
 	is_int(entry(F_WRITE)(300, (long)"world", 5, 0, 0, 0), 5,
-	       "fd 300 (>= RW_FDS) takes the original syscall");
+	       "fd 300 (>= RW_FDS) takes the stub's syscall");
 	ok(read(p[0], got, sizeof(got)) == 5 && !memcmp(got, "world", 5),
 	   "the write happens");
+	if (write(p[1], "hello", 5) != 5)
+		ok(0, "5 bytes in the pipe");
+	is_int(entry(F_XREAD)(301, (long)got, sizeof(got), 0, 0, 0), 5,
+	       "xor shape: fd 301 reads through the stub, its cmp's flags "
+	       "as the site's (5: no error)");
+	ok(!memcmp(got, "hello", 5), "the read happens");
+	close(302);
+	is_int(entry(F_XREAD)(302, (long)got, sizeof(got), 0, 0, 0), EBADF,
+	       "a closed fd 302: -EBADF, the flags say an error (+EBADF)");
 	ok(!memcmp(before, C, sizeof(*C)), "nothing is counted");
 	close(300);
+	close(301);
 	close(p[0]);
 	close(p[1]);
 	free(before);
@@ -300,12 +559,22 @@ static void test_registers_kept(void)
 	harness_fill(F_WRITE, 300, "regs", 4);
 	harness_call(H);
 	ok(H->result == 4 && harness_intact(),
-	   "so on the way to the original syscall (fd 300)");
+	   "so on the way to the stub's syscall (fd 300)");
 	close(200);
 	harness_fill(F_WRITE, 200, "regs", 4);
 	harness_call(H);
 	ok(H->result == -EBADF && harness_intact(), "and on an error");
 	ok(read(p[0], got, sizeof(got)) == 8, "the writes happened");
+	if (write(p[1], "regs", 4) != 4)
+		ok(0, "4 bytes in the pipe");
+	harness_fill(F_XREAD, p[0], got, sizeof(got));
+	harness_call(H);
+	ok(H->result == 4 && harness_intact(), "xor shape: a read of 4, the "
+	   "flags no error, registers and red zone kept");
+	harness_fill(F_XREAD, 200, got, sizeof(got));
+	harness_call(H);
+	ok(H->result == EBADF && harness_intact(), "xor shape: an error, the "
+	   "flags one (+EBADF), registers and red zone kept");
 	close(300);
 	close(p[0]);
 	close(p[1]);
@@ -329,11 +598,12 @@ static int read_fails(void *ctx, uint64_t addr, void *buf, size_t n)
 	return -EIO;
 }
 
-/* Whether pid is blocked in syscall nr at an ip inside fake f's
- * trampoline (/proc/PID/syscall: "nr args... sp pc"). */
-static bool blocked_in_tramp(pid_t pid, long nr, int f)
+/* Whether pid is blocked in syscall nr with its pc (the address after
+ * the syscall) in [lo, hi) (/proc/PID/syscall: "nr args... sp pc"). */
+static bool blocked_at(pid_t pid, long nr, uint64_t lo, uint64_t hi)
 {
 	char path[64], buf[256], *pc;
+	uint64_t at;
 	long got;
 	FILE *fp;
 
@@ -346,8 +616,23 @@ static bool blocked_in_tramp(pid_t pid, long nr, int f)
 		buf[0] = '\0';
 	fclose(fp);
 	pc = strrchr(buf, ' ');
-	return sscanf(buf, "%ld", &got) == 1 && got == nr && pc &&
-	       in_tramp(f, strtoull(pc + 1, NULL, 16));
+	if (sscanf(buf, "%ld", &got) != 1 || got != nr || !pc)
+		return false;
+	at = strtoull(pc + 1, NULL, 16);
+	return at >= lo && at < hi;
+}
+
+/* Waits (5 s at most) for pid to block in a read at a pc in [lo, hi). */
+static bool wait_blocked(pid_t pid, uint64_t lo, uint64_t hi)
+{
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		if (blocked_at(pid, 0, lo, hi))
+			return true;
+		usleep(1000);
+	}
+	return false;
 }
 
 static void on_usr1(int sig)
@@ -372,26 +657,55 @@ static bool regs_at_site(const struct user_regs_struct *r)
 	return r->rsp == H->rsp_in - 8;
 }
 
-/*
- * A read on an empty pipe, interrupted by SIGUSR1 (no SA_RESTART): at
- * the signal-delivery stop the task is in the trampoline's syscall;
- * taken to site + 7 with -ERESTARTSYS kept, the kernel turns that into
- * -EINTR as it would after the original syscall.
- */
-static void test_leave_in_syscall(void)
+static const char *shape(int f)
 {
-	struct sigaction sa = { .sa_handler = on_usr1 };
+	return fakes[f].xor ? "xor" : "mov";
+}
+
+/*
+ * After leave took the child to the stub, with SA_RESTART: the kernel
+ * restarts the read through the stub's syscall, where it blocks again;
+ * 16 bytes then end it there, and it returns 16 through the stub's
+ * post, uncounted.
+ */
+static void restarted_completes(int f, pid_t pid, int wr)
+{
+	int st;
+
+	ok(wait_blocked(pid, spec[f].stub + 2, spec[f].stub + 3),
+	   "%s shape: restarted, blocked in the stub's syscall", shape(f));
+	if (write(wr, "0123456789abcdef", 16) != 16)
+		ok(0, "16 bytes in the pipe");
+	st = child_status(pid);
+	ok(WIFEXITED(st) && H->handled, "%s shape: the handler ran, the "
+	   "child exited", shape(f));
+	is_int(H->result, 16, "%s shape: read returned 16 at site + resume",
+	       shape(f));
+}
+
+/*
+ * A read on an empty pipe, interrupted by SIGUSR1: at the signal-delivery
+ * stop the task is in the trampoline's syscall; taken to the stub's
+ * syscall + 2 with -ERESTARTSYS kept.  Without SA_RESTART the kernel
+ * turns that into -EINTR there, which the stub's post (the xor shape's
+ * cmp: +EINTR through its error path) takes back to the site; with it,
+ * the kernel makes the call again from the stub.
+ */
+static void test_leave_in_syscall(int f, bool restart)
+{
+	struct sigaction sa = { .sa_handler = on_usr1,
+				.sa_flags = restart ? SA_RESTART : 0 };
 	struct user_regs_struct regs;
 	uint64_t ns;
 	char buf[16];
 	bool uncount;
 	pid_t pid;
-	int p[2], i, st;
+	int p[2], st;
 
 	if (pipe(p))
 		return;
 	memset(C, 0, sizeof(*C));
-	harness_fill(F_READ, p[0], buf, sizeof(buf));
+	harness_fill(f, p[0], buf, sizeof(buf));
 	pid = fork();
 	if (pid == 0) {
 		sigaction(SIGUSR1, &sa, NULL);
@@ -399,34 +713,42 @@ static void test_leave_in_syscall(void)
 		_exit(0);
 	}
 	ptrace(PTRACE_SEIZE, pid, 0L, PTRACE_O_EXITKILL);
-	for (i = 0; i < 5000 && !blocked_in_tramp(pid, 0, F_READ); i++)
-		usleep(1000);
+	wait_blocked(pid, spec[f].at, spec[f].at + tramp_len[f]);
 	kill(pid, SIGUSR1);
 	st = child_status(pid);
 	if (!ok(WIFSTOPPED(st) && WSTOPSIG(st) == SIGUSR1,
 		"the child stops at SIGUSR1's delivery (0x%x)", st) ||
 	    ptrace(PTRACE_GETREGS, pid, 0L, &regs)) {
 		child_kill(pid);
-		return;
+		goto out;
 	}
-	is_int(rw_tramp_leave(&spec[F_READ], regs.rip, &regs, __rdtsc(),
+	is_int(rw_tramp_leave(&spec[f], regs.rip, &regs, __rdtsc(),
 			      read_child, &pid, &uncount, &ns),
-	       RW_AT_SYSCALL, "stopped in the trampoline's syscall");
-	ok(regs.rip == spec[F_READ].site + 7 && regs.rcx == regs.rip,
-	   "taken to site + 7, rcx as the original syscall leaves it");
+	       RW_AT_SYSCALL, "%s shape: stopped in the trampoline's syscall",
+	       shape(f));
+	ok(regs.rip == spec[f].stub + 2 && regs.rcx == regs.rip,
+	   "%s shape: taken past the stub's syscall, rcx as that syscall "
+	   "leaves it", shape(f));
 	ok(regs_at_site(&regs), "rsp and the saved registers as at the site");
 	ok((long long)regs.rax == -512 && !uncount && ns > 0,
 	   "rax -ERESTARTSYS kept, nothing to uncount, it ran %lu ns",
 	   (unsigned long)ns);
-	ok(slot_clean(fakes[F_READ].slot), "nothing counted in its syscall");
+	ok(slot_clean(fakes[f].slot), "nothing counted in its syscall");
 	ptrace(PTRACE_SETREGS, pid, 0L, &regs);
 	ptrace(PTRACE_CONT, pid, 0L, (void *)(long)SIGUSR1);
-	st = child_status(pid);
-	ok(WIFEXITED(st) && H->handled, "the handler ran, the child exited");
-	is_int(H->result, -EINTR, "read returned -EINTR at site + 7");
+	if (restart) {
+		restarted_completes(f, pid, p[1]);
+	} else {
+		st = child_status(pid);
+		ok(WIFEXITED(st) && H->handled, "the handler ran, the child "
+		   "exited");
+		is_int(H->result, site_result(f, -EINTR), "%s shape: read "
+		       "returned -EINTR through the stub", shape(f));
+	}
 	ok(harness_intact(), "registers and red zone intact after it");
-	ok(slot_clean(fakes[F_READ].slot) && !err_total(), "the trampoline's "
+	ok(slot_clean(fakes[f].slot) && !err_total(), "the trampoline's "
 	   "end never ran, nothing is counted: iotrace counts the call");
+out:
 	close(p[0]);
 	close(p[1]);
 }
@@ -492,7 +814,7 @@ out_kill:
 static bool regs_same_but_dead(struct user_regs_struct a,
 			       const struct user_regs_struct *b)
 {
-	a.rax = b->rax;		/* the site's mov sets it */
+	a.rax = b->rax;		/* the site's mov (xor) sets it */
 	a.eflags = b->eflags;	/* the syscall's "cc" */
 	return !memcmp(&a, b, sizeof(a));
 }
@@ -501,13 +823,13 @@ static bool regs_same_but_dead(struct user_regs_struct a,
  * An unreadable stack undoes all (what the good one does) or nothing;
  * *nothing counts the stops it had to read at.
  */
-static bool all_or_nothing(const struct user_regs_struct *stop,
+static bool all_or_nothing(int f, const struct user_regs_struct *stop,
 			   const struct user_regs_struct *undone, int *nothing)
 {
 	struct user_regs_struct r = *stop;
 	bool uncount;
 	uint64_t ns;
-	enum rw_at at = rw_tramp_leave(&spec[F_READ], stop->rip, &r, 0,
+	enum rw_at at = rw_tramp_leave(&spec[f], stop->rip, &r, 0,
 				       read_fails, NULL, &uncount, &ns);
 
 	if (at == RW_AT_AFTER) {
@@ -518,10 +840,10 @@ static bool all_or_nothing(const struct user_regs_struct *stop,
 }
 
 /* After leave: the child, resumed, must make its call once, normally. */
-static bool resumed_completes(pid_t pid, const struct user_regs_struct *r,
-			      long fd)
+static bool resumed_completes(int f, pid_t pid,
+			      const struct user_regs_struct *r, long fd)
 {
-	struct rw_cell *c = &C->cell[fakes[F_READ].slot][fd % RW_FDS];
+	struct rw_cell *c = &C->cell[fakes[f].slot][fd % RW_FDS];
 	int st;
 
 	ptrace(PTRACE_SETREGS, pid, 0L, r);
@@ -530,24 +852,31 @@ static bool resumed_completes(pid_t pid, const struct user_regs_struct *r,
 	if (!WIFEXITED(st) || H->result != 16 || !harness_intact())
 		return false;
 	if (fd >= RW_FDS)
-		return slot_clean(fakes[F_READ].slot);
-	return cell_is(c, 1, 0, 16, 16, 0) &&
-	       hist_sum(fakes[F_READ].slot) == 1;
+		return slot_clean(fakes[f].slot);
+	return cell_is(c, 1, 0, 16, 16, 0) && hist_sum(fakes[f].slot) == 1;
+}
+
+/* Where a step out of the trampoline lands: the site's resume, or for
+ * an fd the cells do not cover, the stub's syscall. */
+static bool stepped_out(int f, const struct user_regs_struct *now)
+{
+	if (in_tramp(f, now->rip))
+		return now->rax == 16;
+	return now->rip == spec[f].stub;
 }
 
 /*
  * A read of 16 bytes waiting in a pipe, stopped after each of the
  * trampoline's instructions in turn, up to the first stop past its
- * syscall (RW_AT_AFTER) or out of it (fd >= RW_FDS: the original
- * syscall's way).  Each stop before the syscall must go back to the
- * site with the site's registers, nothing counted (the call counts at
- * its end) and nothing to uncount, and the call made again must complete
- * and count once.
+ * syscall (RW_AT_AFTER) or out of it (fd >= RW_FDS: the stub's way).
+ * Each stop before the syscall must go back to the site with the site's
+ * registers, nothing counted (the call counts at its end) and nothing to
+ * uncount, and the call made again must complete and count once.
  */
-static void test_leave_before(bool big_fd)
+static void test_leave_before(int f, bool big_fd)
 {
 	struct user_regs_struct site, now, r;
-	int p[2], k, slot = fakes[F_READ].slot, nothing = 0;
+	int p[2], k, slot = fakes[f].slot, nothing = 0;
 	bool uncount, all_or_none = true, ended = false;
 	char buf[16];
 	uint64_t ns;
@@ -559,24 +888,24 @@ static void test_leave_before(bool big_fd)
 	fd = big_fd ? 300 : p[0];
 	for (k = 0; k < 64 && !ended; k++) {
 		memset(C, 0, sizeof(*C));
-		harness_fill(F_READ, fd, buf, sizeof(buf));
+		harness_fill(f, fd, buf, sizeof(buf));
 		if (write(p[1], "0123456789abcdef", 16) != 16 ||
-		    (pid = child_stepped(F_READ, k, &site, &now)) < 0) {
+		    (pid = child_stepped(f, k, &site, &now)) < 0) {
 			ok(0, "fd %ld, %d steps in: a stopped child", fd, k);
 			break;
 		}
 		r = now;
-		switch (rw_tramp_leave(&spec[F_READ], now.rip, &r, __rdtsc(),
+		switch (rw_tramp_leave(&spec[f], now.rip, &r, __rdtsc(),
 				       read_child, &pid, &uncount, &ns)) {
 		case RW_AT_BEFORE:
 			ok(r.rip == site.rip && regs_same_but_dead(r, &site),
-			   "fd %ld, %d steps in: before the syscall; back at "
-			   "the site, its registers", fd, k);
+			   "%s, fd %ld, %d steps in: before the syscall; back "
+			   "at the site, its registers", shape(f), fd, k);
 			ok(!uncount && slot_clean(slot), "fd %ld, %d steps "
 			   "in: nothing counted, nothing to uncount", fd, k);
-			all_or_none &= all_or_nothing(&now, &r, &nothing);
-			ok(resumed_completes(pid, &r, fd), "fd %ld, %d steps "
-			   "in: resumed, the call is made once", fd, k);
+			all_or_none &= all_or_nothing(f, &now, &r, &nothing);
+			ok(resumed_completes(f, pid, &r, fd), "fd %ld, %d "
+			   "steps in: resumed, the call is made once", fd, k);
 			break;
 		case RW_AT_SYSCALL:
 			ok(0, "fd %ld, %d steps in: in no syscall", fd, k);
@@ -585,19 +914,19 @@ static void test_leave_before(bool big_fd)
 		case RW_AT_AFTER:
 			ended = true;
 			ok(!memcmp(&r, &now, sizeof(r)) && !uncount &&
-			   (in_tramp(F_READ, now.rip) ? now.rax == 16 :
-			    now.rip == spec[F_READ].site + 5),
-			   "fd %ld, %d steps in: %s; registers untouched", fd,
-			   k, in_tramp(F_READ, now.rip) ? "after the syscall"
-			   : "out of the trampoline");
+			   stepped_out(f, &now), "%s, fd %ld, %d steps in: "
+			   "%s; registers untouched", shape(f), fd, k,
+			   in_tramp(f, now.rip) ? "after the syscall"
+			   : "out of the trampoline, at the stub");
 			ok(slot_clean(slot), "fd %ld, %d steps in: not counted "
 			   "yet", fd, k);
-			ok(resumed_completes(pid, &r, fd), "fd %ld, %d steps "
-			   "in: resumed, the call completes", fd, k);
+			ok(resumed_completes(f, pid, &r, fd), "fd %ld, %d "
+			   "steps in: resumed, the call completes", fd, k);
 			break;
 		}
 	}
-	ok(ended, "fd %ld: the steps reach the syscall's end", fd);
+	ok(ended, "%s, fd %ld: the steps reach the syscall's end", shape(f),
+	   fd);
 	ok(all_or_none && (big_fd || nothing > 0), "fd %ld: an unreadable "
 	   "stack undoes all or nothing (nothing at %d stops)", fd, nothing);
 	if (big_fd)
@@ -605,6 +934,85 @@ static void test_leave_before(bool big_fd)
 	close(p[0]);
 	close(p[1]);
 }
+
+/* Writes n bytes at addr of pid's memory, read-only text too. */
+static int poke(pid_t pid, uint64_t addr, const void *buf, size_t n)
+{
+	char path[64];
+	ssize_t w;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return -1;
+	w = pwrite(fd, buf, n, (off_t)addr);
+	close(fd);
+	return w == (ssize_t)n ? 0 : -1;
+}
+
+/*
+ * Patching a site a task is in: a child blocked in the xor site's
+ * syscall (not yet patched: F_XLATE) is interrupted, the site patched
+ * through /proc/PID/mem and the task moved by rw_site_move_ip() to the
+ * stub's syscall + 2, as a restart wants: the read is made again from
+ * the stub, returns through its cmp and back at site + 10, uncounted;
+ * the next call takes the patched site, counted.
+ */
+static void test_move_ip_live(void)
+{
+	const struct rw_tramp_spec *s = &spec[F_XLATE];
+	struct user_regs_struct regs;
+	uint8_t jmp[RW_SITE_MAX];
+	struct rw_cell *c;
+	char buf[16];
+	int p[2], st;
+	pid_t pid;
+
+	if (pipe(p) || !rw_site_patch(jmp, s->site, 10, s->stub -
+				      RW_ISLAND_STUB))
+		return;
+	memset(C, 0, sizeof(*C));
+	c = &C->cell[fakes[F_XLATE].slot][p[0]];
+	harness_fill(F_XLATE, p[0], buf, sizeof(buf));
+	pid = fork();
+	if (pid == 0) {
+		harness_call(H);
+		H->handled = (int)entry(F_XLATE)(p[0], (long)buf, 16, 0, 0, 0);
+		_exit(0);
+	}
+	ptrace(PTRACE_SEIZE, pid, 0L, PTRACE_O_EXITKILL);
+	ok(wait_blocked(pid, s->site + 4, s->site + 5),
+	   "a child blocked in the unpatched site's syscall");
+	ptrace(PTRACE_INTERRUPT, pid, 0L, 0L);
+	st = child_status(pid);
+	if (!ok(st >> 8 == (SIGTRAP | PTRACE_EVENT_STOP << 8) &&
+		!ptrace(PTRACE_GETREGS, pid, 0L, &regs) &&
+		regs.rip == s->site + 4 && (long long)regs.rax == -512,
+		"interrupted at site + 4, rax -ERESTARTSYS") ||
+	    !ok(!poke(pid, s->site, jmp, sizeof(jmp)), "the site patched")) {
+		child_kill(pid);
+		goto out;
+	}
+	regs.rip = rw_site_move_ip(&sites[F_XLATE], s->site, s->stub,
+				   regs.rip);
+	is_int(regs.rip, s->stub + 2, "moved past the stub's syscall");
+	ptrace(PTRACE_SETREGS, pid, 0L, &regs);
+	ptrace(PTRACE_CONT, pid, 0L, 0L);
+	ok(wait_blocked(pid, s->stub + 2, s->stub + 3),
+	   "the read restarted from the stub's syscall");
+	if (write(p[1], "0123456789abcdef0123456789abcdef", 32) != 32)
+		ok(0, "32 bytes in the pipe");
+	st = child_status(pid);
+	ok(WIFEXITED(st) && H->result == 16 && harness_intact(),
+	   "it returned 16 at site + 10, registers and red zone kept");
+	ok(H->handled == 16 && cell_is(c, 1, 0, 16, 16, 0),
+	   "the next call went through the patched site, counted once");
+out:
+	close(p[0]);
+	close(p[1]);
+}
+
 int main(void)
 {
 	H = mmap(NULL, sizeof(*H), PROT_READ | PROT_WRITE,
@@ -614,11 +1022,19 @@ int main(void)
 		return done_testing();
 	}
 	test_emit();
-	test_island_and_patch();
+	test_island();
+	test_patch();
+	test_move_ip();
 	test_fd_out_of_cells();
 	test_registers_kept();
-	test_leave_in_syscall();
-	test_leave_before(false);
-	test_leave_before(true);
+	test_leave_in_syscall(F_READ, false);
+	test_leave_in_syscall(F_XREAD, false);
+	test_leave_in_syscall(F_READ, true);
+	test_leave_in_syscall(F_XREAD, true);
+	test_leave_before(F_READ, false);
+	test_leave_before(F_READ, true);
+	test_leave_before(F_XREAD, false);
+	test_leave_before(F_XREAD, true);
+	test_move_ip_live();
 	return done_testing();
 }

@@ -3,8 +3,9 @@
  * The trampolines' clock: the scale is the ratio given, exact to a part
  * in 2^32; the calibration turns a sleep's ticks into about its length
  * (a wide bound: a sanity check, not a timing); and where the CPU says
- * its TSC is usable, iotrace agrees.
+ * its TSC is usable, iotrace agrees, as it does on cmpxchg16b.
  */
+#include <cpuid.h>
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -40,6 +41,15 @@ int main(void)
 	is_int(rw_tsc_scale(1000, 0, &t), -EINVAL, "no time: no scale");
 
 	why = rw_tsc_unusable();
+	{
+		unsigned a, b, c = 0, d;
+		bool cx16 = __get_cpuid(1, &a, &b, &c, &d) &&
+			    (c & bit_CMPXCHG16B);
+
+		ok(cx16 ? !(why && strstr(why, "cx16")) : why != NULL,
+		   "cmpxchg16b %s here, and iotrace says so (%s)",
+		   cx16 ? "runs" : "lacks", why ? why : "usable");
+	}
 	if (why) {
 		printf("# skipped calibration: %s\n", why);
 	} else {

@@ -8,11 +8,23 @@
  * (sites.c), the code put at them and in the pool (tramp.c), and how a
  * task stopped inside a trampoline is taken back to the site (tramp.c).
  *
- * A site is `mov $NR,%eax` (b8 imm32, 5 bytes) followed by `syscall`
- * (0f 05).  The mov becomes `jmp rel32` to an island stub near the object
- * (`jmp *0(%rip); .quad T`, 14 bytes) that reaches the site's trampoline T
- * in P; the `syscall` stays, so any other path to it still stops under
- * ptrace.  T returns to site + 7 with `jmp *`, never call/ret.
+ * A site is a `syscall` (0f 05) with the instruction that loads its
+ * number before it, in one of two shapes (sites.c):
+ *   mov:  `mov $NR,%eax; syscall` (b8 imm32 0f 05): the 5-byte mov
+ *         becomes `jmp rel32`; the syscall stays, so any other path to
+ *         it still stops under ptrace; back at site + 7;
+ *   xor:  `xor %eax,%eax; syscall; cmp $-4096,%rax` (31 c0 0f 05 48 3d
+ *         00 f0 ff ff: glibc 2.36's read), 4 bytes before the syscall,
+ *         too few for a jmp: the 10 bytes become `jmp rel32` and 5 int3;
+ *         the trampoline runs the displaced cmp after the call; back at
+ *         site + 10.
+ * The jmp reaches an island near the object (`jmp *0(%rip); .quad T`,
+ * then the site's restart stub: `syscall; <post>; jmp rel32 site +
+ * resume`) and through it the site's trampoline T in P.  T returns with
+ * `jmp *`, never call/ret.  The stub, outside P, is the site's syscall
+ * that still stops under ptrace: the trampoline's way for an fd the
+ * cells do not cover, and where rw_tramp_leave() puts a call a signal
+ * interrupted, so that the kernel's restart goes through it.
  */
 #ifndef IOTRACE_REWRITE_H
 #define IOTRACE_REWRITE_H
@@ -21,8 +33,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RW_SITE_LEN 5		/* the mov that becomes a jmp rel32 */
-#define RW_ISLAND_LEN 14	/* jmp *0(%rip); .quad target */
+#define RW_SITE_LEN 5		/* the jmp rel32 put at a site's first byte:
+				   the fewest bytes a site rewrites */
+#define RW_SITE_MAX 10		/* the most (the xor shape) */
+#define RW_POST_MAX 8		/* displaced bytes run after the call */
+#define RW_ISLAND_LEN 32	/* jmp *0(%rip); .quad T; the stub: syscall;
+				   post; jmp rel32 site + resume; int3s */
+#define RW_ISLAND_STUB 14	/* the stub's syscall, from the island */
 #define RW_FDS 256		/* fds counted per fd; others: ptrace */
 #define RW_SLOTS 32		/* hot calls per run (their counter slots) */
 #define RW_HIST 40		/* log2 ns, as PROFILE_HIST_BUCKETS */
@@ -32,21 +49,40 @@
 /*
  * The counters of one process: a memfd of its own, mapped at the same
  * address in the process (the trampolines add to it with lock-prefixed
- * adds) and in iotrace (which reads and folds it).  A call counts once,
- * at the trampoline's end, after its syscall: nothing is counted at its
- * entry, so a call iotrace takes out of a trampoline before or in its
- * syscall (rw_tramp_leave()) is not in the cell, and one that never ends
- * (the task killed in it) is in no cell.  With a size register
- * (rw_tramp_spec.size_reg), req adds the size the program asked for, its
- * value at entry, on every call, failed ones too; shorts counts the
- * calls whose result r is 0 <= r < that size (a short transfer: EOF, a
- * pipe's partial read).
+ * instructions) and in iotrace (which reads and folds it).  A call counts
+ * once, at the trampoline's end, after its syscall: nothing is counted
+ * at its entry, so a call iotrace takes out of a trampoline before or in
+ * its syscall (rw_tramp_leave()) is not in the counters, and one that
+ * never ends (the task killed in it) is in none.
+ *
+ * A cell, per slot and fd: calls, their ns, and of their results r:
+ * errors (r in -4095..-1), einval (r == -EINVAL, on that path only) and
+ * bytes (r > 0, when the call moves data).  With a size register
+ * (rw_tramp_spec.size_reg), the size s the program asked for, its value
+ * at entry, on every call, failed ones too: req adds it; shorts counts
+ * the calls with 0 <= r < s (a short transfer: EOF, a pipe's partial
+ * read); size_max is the largest s asked (unsigned, as size_t) and
+ * size_max_calls how many calls asked exactly that, the pair updated
+ * as one (lock cmpxchg16b: it is 16-byte aligned), so exact under
+ * threads; both 0 until a call asks.  Without a size register the four
+ * stay 0.
  */
 struct rw_cell {
 	uint64_t calls; /* calls ended (after the syscall) */
 	uint64_t errors, ns, bytes, req, shorts;
+	_Alignas(16) uint64_t size_max;
+	uint64_t size_max_calls;
+	uint64_t einval;
 };
 
+/*
+ * Per slot, besides its cells: the histogram, the errno row, and the
+ * extremes of its calls' ns: max_ns[slot] (0: none yet, or all took 0
+ * ns: calls says which) and nmin_ns[slot], the minimum's complement
+ * (~min: 0 in a zeroed page, so a slot with no call reads ~0, none),
+ * each updated only by a call past it (lock cmpxchg), so exact under
+ * threads.
+ */
 struct rw_counters {
 	struct rw_cell cell[RW_SLOTS][RW_FDS];
 	uint64_t hist[RW_SLOTS][RW_HIST];	/* bucket b: [2^b, 2^(b+1)) ns;
@@ -55,24 +91,41 @@ struct rw_counters {
 						   -e (result in -4095..-1),
 						   e < RW_ERRNOS; the rest
 						   in err[slot][0] */
+	uint64_t max_ns[RW_SLOTS], nmin_ns[RW_SLOTS];
 };
 
 /* The sites of one object, as found in its file (sites.c). */
 enum rw_refusal {
-	RW_REFUSE_SHAPE,	/* a syscall not after `mov $imm32,%eax` */
+	RW_REFUSE_SHAPE,	/* a syscall not after `mov $imm32,%eax`,
+				   nor read's xor shape */
 	RW_REFUSE_NOT_HOT,	/* its number is not a hot call */
 	RW_REFUSE_UNDECODED,	/* not on an instruction boundary of a
 				   function the decoder walked */
-	RW_REFUSE_TARGET,	/* a branch lands inside the 5-byte mov */
+	RW_REFUSE_TARGET,	/* a branch lands inside the rewritten
+				   bytes, past their first */
 	RW_REFUSE_N,
 };
 
+/*
+ * One site.  Its first len bytes are rewritten (rw_site_patch()); the
+ * syscall is at vaddr + resume - post_len - 2, and post, the post_len
+ * bytes after it, are displaced instructions the trampoline and the
+ * stub run after the call (position-independent, verbatim); execution
+ * goes on at vaddr + resume.  mov shape: len 5, resume 7, no post (the
+ * syscall at vaddr + 5 stays); xor shape: len 10, resume 10, post
+ * `cmp $-4096,%rax` (6 bytes).
+ */
 struct rw_site {
-	uint64_t vaddr;		/* ELF vaddr of the mov (add the load bias) */
+	uint64_t vaddr;		/* ELF vaddr of its first byte (add the
+				   load bias) */
 	uint64_t offset;	/* its offset in the file: a mapping of file
 				   offset off at address A has it at
 				   A + offset - off */
-	int nr;			/* the immediate: x86_64 syscall number */
+	int nr;			/* x86_64 syscall number: mov's imm32, or 0 */
+	uint8_t len;		/* bytes rewritten: 5 or 10 */
+	uint8_t resume;		/* where execution goes on: 7 or 10 */
+	uint8_t post_len;
+	uint8_t post[RW_POST_MAX];
 };
 
 struct rw_sites {
@@ -97,44 +150,78 @@ enum rw_reg { RW_NOREG = -1, RW_RDI, RW_RSI, RW_RDX, RW_R10, RW_R8, RW_R9 };
 /* What one trampoline does (tramp.c). */
 struct rw_tramp_spec {
 	uint64_t at;		/* where its code runs, in the pool */
-	uint64_t site;		/* the mov's address in the process: the
-				   syscall at site + 5, back at site + 7 */
+	uint64_t site;		/* the site's first byte in the process */
+	uint64_t stub;		/* its restart stub's syscall: the island's
+				   address + RW_ISLAND_STUB */
+	unsigned resume;	/* back at site + resume (rw_site.resume) */
+	unsigned post_len;	/* rw_site.post_len, .post: run after the */
+	uint8_t post[RW_POST_MAX];	/* call, by the trampoline and stub */
 	int nr;			/* the call, made from the trampoline */
 	int slot;		/* 0 .. RW_SLOTS - 1 */
 	enum rw_reg fd_reg;	/* the fd argument (cell index); RW_NOREG:
 				   cell 0.  An fd outside 0 .. RW_FDS - 1
-				   goes to the original syscall (ptrace) */
+				   goes to the stub's syscall (ptrace) */
 	bool moves_data;	/* a result > 0 is bytes moved */
-	enum rw_reg size_reg;	/* the size argument (req, shorts): RW_RDX
-				   (read, write, pread64, pwrite64's count),
-				   or RW_NOREG: none (readv, writev, lseek,
-				   fsync); no other register */
+	enum rw_reg size_reg;	/* the size argument (req, shorts, size_max):
+				   RW_RDX (read, write, pread64, pwrite64's
+				   count), or RW_NOREG: none (readv, writev,
+				   lseek, fsync); no other register */
 	uint64_t counters;	/* address of struct rw_counters there:
-				   the cells, hist and err rows of slot */
+				   the cells, rows and extremes of slot */
 	uint64_t mult;		/* ns = (ticks * mult) >> shift */
 	unsigned shift;
 };
 
 /*
- * Bytes a trampoline takes at most: 5 cache lines.  The longest variant
- * is 280 bytes (an fd in r8-r10, whose instructions take a REX prefix,
- * with bytes and a size: the size's add and compare, the errno row's
- * index and address), past the 256 this was before those; the pool's
- * 4 MiB of code hold 13,107 of 320.
+ * Bytes a trampoline takes at most: 7 cache lines.  The variants take
+ * 286-399 bytes; the longest has an fd in r8-r10 (whose instructions take
+ * a REX prefix), bytes and a size (its add and compare, the size_max
+ * pair's cmpxchg16b loop).  The pool's 4 MiB of code hold 9,362 of 448.
  */
-#define RW_TRAMP_MAX 320
+#define RW_TRAMP_MAX 448
 
 /*
  * Writes the trampoline of s into buf (RW_TRAMP_MAX bytes); its length,
  * or 0 (nothing written) for a spec it cannot make: a slot out of the
  * counters, a shift of 64 or more, a negative nr, an fd_reg outside enum
- * rw_reg, a size_reg other than RW_NOREG and RW_RDX.
+ * rw_reg, a size_reg other than RW_NOREG and RW_RDX, a post that is
+ * not instructions it may run anywhere (rw_post_ok()) or a resume
+ * before the syscall and post.
  */
 size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s);
-/* The island stub at address at jumping to target (RW_ISLAND_LEN bytes). */
-void rw_island_emit(uint8_t *buf, uint64_t target);
-/* The 5 bytes put at site: jmp rel32 to island; false if out of reach. */
-bool rw_site_patch(uint8_t buf[RW_SITE_LEN], uint64_t site, uint64_t island);
+/*
+ * The island at address island for s (RW_ISLAND_LEN bytes): jmp *0(%rip)
+ * to s->at, then the restart stub at island + RW_ISLAND_STUB (which must
+ * be s->stub): syscall; s->post; jmp rel32 s->site + s->resume; int3s.
+ * False (buf untouched) if s->stub is elsewhere, the post is refused as
+ * by rw_tramp_emit(), or the site is out of rel32 reach.
+ */
+bool rw_island_emit(uint8_t buf[RW_ISLAND_LEN], uint64_t island,
+		    const struct rw_tramp_spec *s);
+/*
+ * The len bytes (RW_SITE_LEN .. RW_SITE_MAX: rw_site.len) put at site:
+ * jmp rel32 to island, then int3s; false if out of reach or len is not
+ * one of those.
+ */
+bool rw_site_patch(uint8_t *buf, uint64_t site, unsigned len,
+		   uint64_t island);
+/*
+ * Where a task stopped at ip must be put (its rip) when st's site, at
+ * address site in the process, is patched, its stub at stub: ip itself
+ * outside the rewritten bytes or at their first; the stub's syscall for
+ * a task about to make the displaced syscall (xor shape: site + 2); the
+ * stub's copy of a post instruction for one at that instruction (site +
+ * 4: just after the syscall, in it or returned from it, so a restart
+ * goes through the stub's syscall as rw_tramp_leave()'s RW_AT_SYSCALL);
+ * 0 for an ip no instruction of the site starts at (not for a site
+ * rw_sites_find() gave: sites.c refuses those a branch enters).
+ */
+uint64_t rw_site_move_ip(const struct rw_site *st, uint64_t site,
+			 uint64_t stub, uint64_t ip);
+/* Whether post (n bytes) is instructions a trampoline or stub may run:
+ * decoded whole, arithmetic or logic only (cmp, test...), nothing
+ * relative to rip; n <= RW_POST_MAX. */
+bool rw_post_ok(const uint8_t *post, size_t n);
 
 /*
  * A task stopped (a signal-delivery stop) at ip inside the trampoline of
@@ -146,15 +233,19 @@ bool rw_site_patch(uint8_t buf[RW_SITE_LEN], uint64_t site, uint64_t island);
  *     the site (rip = site, saved registers and rsp back); nothing of
  *     the call was counted, and it is made again from the site;
  *   RW_AT_SYSCALL: interrupted in its syscall (rax -ERESTART*): *regs
- *     becomes the task's just after the original syscall (rip = site +
- *     7, rax kept, so the kernel's restart, if any, goes through the
- *     original `syscall`: a ptrace stop); *elapsed_ns is how long the
- *     call had run.  The trampoline's end never runs, so nothing of
- *     the call is in the counters: iotrace counts it itself (a call,
- *     its error, its ns; with a size register its req, which *regs
- *     holds again, the program's);
+ *     becomes the task's just after the stub's syscall (rip = rcx =
+ *     s->stub + 2, rax kept, the registers and rsp the program's), so
+ *     that the kernel's restart, if any (rip -= 2), makes the call again
+ *     from the stub, outside the pool: a ptrace stop; an -EINTR return
+ *     runs the stub's post and goes back to site + resume.
+ *     *elapsed_ns is how long the call had run.  The trampoline's end
+ *     never runs, so nothing of the call is in the counters: iotrace
+ *     counts it itself (a call, its error, its ns, the slot's extremes;
+ *     with a size register its req and size_max, the size *regs holds
+ *     again, the program's rdx);
  *   RW_AT_AFTER: after the syscall: iotrace single-steps it out of the
- *     pool before it delivers the signal (the steps count the call).
+ *     pool before it delivers the signal (the steps count the call and
+ *     run the post).
  * *uncount is always false: the entry is never counted, so there is
  * nothing to take off (kept for callers written when it was).
  * read(addr, buf, n) reads the task's memory (its stack); 0 or -errno.
@@ -172,7 +263,8 @@ struct rw_tsc {
 	uint64_t mult;
 	unsigned shift;
 };
-/* Why the TSC cannot time calls here, or NULL. */
+/* Why the trampolines cannot run here, or NULL: a TSC that cannot time
+ * calls, or no cmpxchg16b (cx16), which size_max takes. */
 const char *rw_tsc_unusable(void);
 /* The scale that turns ticks into ns; 0 or -EINVAL. */
 int rw_tsc_scale(uint64_t ticks, uint64_t ns, struct rw_tsc *t);

@@ -7,36 +7,52 @@
  * is judged once, by these rules in this order; the first it fails is
  * its one refusal, so n + the refusals = syscalls:
  *
- * - SHAPE: the 5 bytes before it are `mov $imm32,%eax` (b8 imm32).
- *   The rewrite puts a jmp rel32, 5 bytes, in the mov's place, and the
- *   trampoline makes the call by its number, so the number must be a
- *   constant of exactly that instruction.  `mov $1,%rax` (7 bytes),
- *   `xor %eax,%eax` or a number from a register leave nothing to swap.
+ * - SHAPE: the syscall is in one of two shapes (rewrite.h), with the
+ *   number a constant of the instruction before it.  mov: the 5 bytes
+ *   before it are `mov $imm32,%eax` (b8 imm32); the rewrite puts a jmp
+ *   rel32, 5 bytes, in the mov's place.  xor: the 2 before it are `xor
+ *   %eax,%eax` (31 c0, read) and the 6 after it `cmp $-4096,%rax` (48 3d
+ *   00 f0 ff ff), as glibc's read: the jmp takes the xor, the syscall and
+ *   the cmp's first byte, so the cmp is displaced (the trampoline and
+ *   the stub run it after the call) and the rest of its bytes become
+ *   int3.  `mov $1,%rax` (7 bytes), an xor with anything else after the
+ *   syscall, or a number from a register leave nothing to swap.  Where
+ *   the bytes fit both, the shape whose first byte the decode of the
+ *   function steps on is the one judged.
  * - NOT_HOT: the number is in the hot set.  Only hot calls have counter
  *   slots (RW_SLOTS); the others stay with ptrace.
- * - UNDECODED: the mov is an instruction.  The bytes b8 .. 0f 05 also
- *   turn up inside other instructions (an immediate, a displacement, a
- *   prefixed `mov $imm,%r8d`) and in data, and rewriting those would
- *   corrupt the program.  x86 code does not resynchronise, so only a
- *   decode from a function's first byte shows where its instructions
- *   begin: the function holding the syscall is decoded linearly from
- *   its start and must step on the mov.  Functions are sized symbols
+ * - UNDECODED: the mov (or the xor) is an instruction.  The bytes b8 ..
+ *   0f 05 also turn up inside other instructions (an immediate, a
+ *   displacement, a prefixed `mov $imm,%r8d`) and in data, and rewriting
+ *   those would corrupt the program.  x86 code does not resynchronise,
+ *   so only a decode from a function's first byte shows where its
+ *   instructions begin: the function holding the syscall is decoded
+ *   linearly from its start and must step on the mov or xor (the
+ *   syscall after it, and the xor shape's cmp after that, are then
+ *   instructions too).  Functions are sized symbols
  *   (.symtab, else .dynsym: the compiler's own extents), else FDEs of
  *   .eh_frame: Debian's libc.so.6 has no .symtab and .dynsym names only
  *   exported functions, while every function built with CFI has an FDE.
  * - TARGET: no direct branch (jmp, jcc, call, loop, xbegin: rel8/rel32)
- *   of the object lands on mov + 1 .. mov + 4: once rewritten, those
- *   bytes are the jmp's displacement, and a branch there would run
- *   garbage.  A branch to the mov runs the jmp (the trampoline makes the
- *   call) and one to the syscall at mov + 5 runs the original syscall (a
- *   ptrace stop): both are fine.  Every function range is decoded for
+ *   of the object lands on site + 1 .. site + len - 1, the rewritten
+ *   bytes past the first: once rewritten, those are the jmp's
+ *   displacement and int3s, and a branch there would run garbage.  A
+ *   branch to the site's first byte runs the jmp (the trampoline makes
+ *   the call); one to the mov shape's syscall at mov + 5, which is not
+ *   rewritten, runs the original syscall (a ptrace stop); one past the
+ *   xor shape's cmp lands after the rewrite: all are fine.  The xor
+ *   shape's syscall and cmp are overwritten, so a branch to either
+ *   refuses the site.  Every function range is decoded for
  *   branches, and so are the executable bytes no range covers (padding,
  *   code without CFI), so that a branch from there is seen too; a
  *   target read from bytes that are not code only refuses a site,
  *   never accepts one.  Indirect branches (jump tables, returns, landing
  *   pads) cannot be seen: they land where compiled code has instruction
- *   boundaries, and the rule above already requires the mov to start
- *   one.
+ *   boundaries, and the rule above already requires the site to start
+ *   one.  The xor shape's syscall and cmp are boundaries too, which an
+ *   indirect branch could reach unseen; in compiled code they are not
+ *   block starts (the xor is the compiler's load of the asm statement's
+ *   input, the cmp its test of the output, in the asm's block).
  *
  * What counts as a syscall: 0f 05 that the decode of its function finds
  * inside another instruction (an immediate's bytes) is none and is not
@@ -333,19 +349,79 @@ static enum walk walk_to(const struct scan *s, struct range fn,
 	return fn.start + off == vaddr ? WALK_AT : WALK_INSIDE;
 }
 
-/* The site at vaddr, in seg's file part: its file offset from seg's. */
-static int site_add(struct scan *s, const struct elf_seg *seg,
-		    uint64_t vaddr, int nr)
-{
-	struct rw_sites *out = s->out;
+/*
+ * The shapes of rewrite.h: the bytes before the syscall (imm: the mov's
+ * number there, else nr) and after it (the post), and what is rewritten.
+ */
+static const struct shape {
+	uint8_t pre[5];
+	uint8_t npre;
+	bool imm;		/* pre[1..4] is the number */
+	int nr;
+	uint8_t post[6];
+	uint8_t npost;
+	uint8_t len;		/* bytes rewritten from the site */
+} shapes[] = {
+	{ { 0xb8 }, 5, true, -1, { 0 }, 0, 5 },
+	{ { 0x31, 0xc0 }, 2, false, 0,
+	  { 0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff }, 6, 10 },
+};
+#define NSHAPES (sizeof(shapes) / sizeof(*shapes))
 
+/* Whether the bytes around the syscall at sys are shape k's. */
+static bool shape_fits(const struct scan *s, const struct shape *k,
+		       uint64_t sys)
+{
+	const unsigned char *p;
+	uint64_t site = sys - k->npre;
+
+	if (sys < k->npre)
+		return false;
+	p = elf_obj_bytes(s->o, site, k->npre + 2u + k->npost, NULL);
+	return p && p[0] == k->pre[0] && (k->imm || !memcmp(p, k->pre,
+							    k->npre)) &&
+	       !memcmp(p + k->npre + 2, k->post, k->npost);
+}
+
+/* The shape of the syscall at sys: the one the decode steps on (its site
+ * at prev), else the first that fits; NULL: none. */
+static const struct shape *shape_of(const struct scan *s, uint64_t sys,
+				    uint64_t prev)
+{
+	const struct shape *first = NULL;
+	size_t k;
+
+	for (k = 0; k < NSHAPES; k++) {
+		if (!shape_fits(s, &shapes[k], sys))
+			continue;
+		if (sys - shapes[k].npre == prev)
+			return &shapes[k];
+		first = first ? first : &shapes[k];
+	}
+	return first;
+}
+
+/* The site of shape k at site, in seg's file part: its file offset from
+ * seg's. */
+static int site_add(struct scan *s, const struct shape *k, uint64_t site,
+		    int nr)
+{
+	const struct elf_seg *seg;
+	struct rw_sites *out = s->out;
+	struct rw_site *st;
+
+	if (!elf_obj_bytes(s->o, site, 1, &seg))
+		return -EINVAL;
 	if (grow((void **)&out->site, &s->site_cap, out->n,
 		 sizeof(*out->site)))
 		return -ENOMEM;
-	out->site[out->n++] = (struct rw_site){
-		.vaddr = vaddr, .offset = seg->off + (vaddr - seg->vaddr),
-		.nr = nr,
+	st = &out->site[out->n++];
+	*st = (struct rw_site){
+		.vaddr = site, .offset = seg->off + (site - seg->vaddr),
+		.nr = nr, .len = k->len, .resume = k->npre + 2u + k->npost,
+		.post_len = k->npost,
 	};
+	memcpy(st->post, k->post, k->npost);
 	return 0;
 }
 
@@ -353,9 +429,8 @@ static int site_add(struct scan *s, const struct elf_seg *seg,
 static int judge(struct scan *s, uint64_t vaddr)
 {
 	enum walk w = WALK_LOST;
-	uint64_t mov = vaddr - RW_SITE_LEN, prev = UINT64_MAX;
-	const struct elf_seg *seg = NULL;
-	const unsigned char *p;
+	uint64_t site, prev = UINT64_MAX;
+	const struct shape *k;
 	struct range fn;
 	uint32_t nr;
 
@@ -364,21 +439,22 @@ static int judge(struct scan *s, uint64_t vaddr)
 	if (w == WALK_INSIDE)
 		return 0;
 	s->out->syscalls++;
-	p = vaddr >= RW_SITE_LEN ? elf_obj_bytes(s->o, mov, RW_SITE_LEN, &seg)
-				 : NULL;
-	if (!p || p[0] != 0xb8) {
+	if (!(k = shape_of(s, vaddr, w == WALK_AT ? prev : UINT64_MAX))) {
 		s->out->refused[RW_REFUSE_SHAPE]++;
 		return 0;
 	}
-	memcpy(&nr, p + 1, sizeof(nr));
+	site = vaddr - k->npre;
+	nr = (uint32_t)k->nr;
+	if (k->imm)
+		memcpy(&nr, elf_obj_bytes(s->o, site + 1, 4, NULL), 4);
 	if (nr >= NR_MAX || !(s->hot[nr / 8] & (1u << nr % 8)))
 		s->out->refused[RW_REFUSE_NOT_HOT]++;
-	else if (w != WALK_AT || prev != mov)
+	else if (w != WALK_AT || prev != site)
 		s->out->refused[RW_REFUSE_UNDECODED]++;
-	else if (targeted(s, mov + 1, mov + RW_SITE_LEN - 1))
+	else if (targeted(s, site + 1, site + k->len - 1))
 		s->out->refused[RW_REFUSE_TARGET]++;
 	else
-		return site_add(s, seg, mov, (int)nr);
+		return site_add(s, k, site, (int)nr);
 	return 0;
 }
 

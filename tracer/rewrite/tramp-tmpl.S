@@ -2,19 +2,21 @@
 /*
  * The trampoline of a rewritten call site (rewrite.h), as a template:
  * tramp.c copies one variant into the pool and fills its fields (the
- * call's number, the shift, the constants after its code).  Variants,
- * because the fd argument's register is part of two instructions, a
- * call that moves no data has no bytes to add and one with no size
- * argument no size to add or compare; RW_TRAMP below is the one body
- * they share.  The bytes live in .rodata: iotrace never runs them, it
- * copies them, so they are written with no reference outside themselves
- * (jumps, rip-relative loads of their own constants) and rw_tramp_tab[]
- * gives each variant's offsets (tramp-tmpl.h).
+ * call's number, the shift, the post, the constants after its code).
+ * Variants, because the fd argument's register is part of two
+ * instructions, a call that moves no data has no bytes to add and one
+ * with no size argument no size to add, compare or keep the largest of;
+ * RW_TRAMP below is the one body they share.  The bytes live in
+ * .rodata: iotrace never runs them, it copies them, so they are written
+ * with no reference outside themselves (jumps, rip-relative loads of
+ * their own constants) and rw_tramp_tab[] gives each variant's offsets
+ * (tramp-tmpl.h).
  *
  * A call counts once, at its end: its cell (calls, ns, bytes, req,
- * shorts or errors), its histogram bucket and, on an error, its errno's
- * count are all added after the syscall, nothing before it, so a task
- * taken back to the site before the syscall has nothing to undo.
+ * shorts, size_max and its calls, or errors and einval), its histogram
+ * bucket, its slot's extremes and, on an error, its errno's count are all
+ * written after the syscall, nothing before it, so a task taken back to
+ * the site before the syscall has nothing to undo.
  *
  * Rules the body keeps, and why:
  *  - jumps only, no call/ret: a shadow stack would see a return to
@@ -24,17 +26,29 @@
  *    keep data there), so the frame starts below it;
  *  - rcx and r11 used freely, rax too: the syscall clobbers them anyway,
  *    as do the flags (glibc's syscall asm declares "cc" clobbered);
- *  - every other register the program sees at site + 7 as the original
- *    syscall leaves it: rbx, r12 and rdx are pushed below the red zone;
+ *  - every other register the program sees at site + resume as the
+ *    original code leaves it: rbx, r12 and rdx are pushed below the red
+ *    zone;
+ *  - the flags at site + resume are the post's (the site's displaced
+ *    `cmp $-4096,%rax`, whose flags the program's next `ja` tests): the
+ *    post runs last, after the registers are restored, and nothing after
+ *    it may touch the flags: only the nops that pad it (nop writes no
+ *    flag) and the final `jmp *`;
  *  - the cell's address in rbx and t0 in r12, which the kernel keeps
  *    across the syscall, so rw_tramp_leave() reads t0 from the task's
  *    registers when a signal interrupts the call (rbx as the base: its
- *    lock-prefixed adds need no SIB byte, which keeps the longest
- *    variant under RW_TRAMP_MAX);
- *  - the size (req, shorts) read back from the program's rdx in the
- *    frame: the value it gave at entry, whatever rdtsc left in rdx;
- *  - lock-prefixed adds for every counter: the cells, rows and
- *    histogram are the process's, shared by its threads;
+ *    lock-prefixed adds need no SIB byte); after the ns are known r12
+ *    holds them, then the result;
+ *  - the size (req, shorts, size_max) read back from the program's rdx
+ *    in the frame: the value it gave at entry, whatever rdtsc left in
+ *    rdx;
+ *  - every counter written by a lock-prefixed instruction: the cells,
+ *    rows and extremes are the process's, shared by its threads.  The
+ *    extremes and size_max are read first with a plain load: only a
+ *    call that changes them takes a `lock cmpxchg` (cmpxchg16b for the
+ *    size_max pair, which a call asking size_max again also takes: one
+ *    locked instruction for the two), retried while another thread
+ *    changed them in between;
  *  - no vector registers: the program's, unsaved, are live.
  */
 #include "tracer/rewrite/tramp-tmpl.h"
@@ -51,17 +65,33 @@ rw_tramp_tab:
 rw_tramp_code:
 
 /*
+ * One extreme of a slot: the value in r12 put in off(%r11) if above it
+ * (unsigned).  A plain load and compare on the common path; only a value
+ * past it takes lock cmpxchg, again if another thread moved it between.
+ */
+.macro RW_RAISE name, off
+	mov	\off(%r11), %rax
+.Lraise_\name:
+	cmp	%rax, %r12
+	jbe	.Lraised_\name
+	lock cmpxchg %r12, \off(%r11)
+	jne	.Lraise_\name		/* rax: the value it found */
+.Lraised_\name:
+.endm
+
+/*
  * One variant.  name: its labels' suffix; fd: the 32-bit name of the fd
  * argument's register, or empty (cell 0, no check); moves: 1 if a
  * result > 0 is bytes moved; sized: 1 if rdx is the size asked for (req,
- * shorts).
+ * shorts, size_max).
  */
 .macro RW_TRAMP name, fd, moves, sized
 .Lt_\name:
 .ifnb \fd
-	/* 1. fds the cells do not cover take the original syscall (a
-	 * ptrace stop); before anything else, so that way touches nothing
-	 * but the flags.  The kernel reads an fd as unsigned int. */
+	/* 1. fds the cells do not cover take the stub's syscall (a ptrace
+	 * stop) and its post back to the site; before anything else, so
+	 * that way touches nothing but the flags (which the post sets).
+	 * The kernel reads an fd as unsigned int. */
 	cmpl	$TT_FDS, %\fd
 	jb	.Lenter_\name
 	mov	$0, %eax
@@ -143,10 +173,15 @@ rw_tramp_code:
 .else
 	jb	.Lhist_\name
 .endif
-	/* 7. An error: its errno's count, err[slot][0] past the row. */
+	/* 7. An error: einval, its errno's count, err[slot][0] past the
+	 * row. */
 	lock incq TT_CELL_ERRORS(%rbx)
 	mov	%ecx, %edx
 	neg	%edx			/* 1 .. 4095 */
+	cmp	$TT_EINVAL, %edx
+	jne	.Lnotinval_\name
+	lock incq TT_CELL_EINVAL(%rbx)
+.Lnotinval_\name:
 	cmp	$TT_ERRNOS, %edx
 	jb	.Lerrno_\name
 	xor	%edx, %edx
@@ -165,26 +200,62 @@ rw_tramp_code:
 .Lbucket_\name:
 	mov	.Lk_hist_\name(%rip), %r11
 	lock incq (%r11,%rdx,8)
-	/* 9. The result, the program's registers; back after the
-	 * original syscall. */
+	/* 9. The slot's extremes: max_ns, then nmin_ns (~min) with ~ns,
+	 * both raised (t0 is spent: r12 holds the value). */
+	mov	%rax, %r12
+	mov	.Lk_ext_\name(%rip), %r11
+	RW_RAISE \name\()_max, 0
+	not	%r12
+	RW_RAISE \name\()_min, TT_NMIN
+.if \sized
+	/* 10. size_max and size_max_calls, one 16-byte pair: rdx:rax what
+	 * the cell holds (two plain loads; cmpxchg16b checks them), rcx:rbx
+	 * what it becomes.  A size below size_max changes nothing: size_max
+	 * only grows, so one read above the size stays above it.  The
+	 * result in r12, the cell in r11, rbx the size. */
+	mov	%rcx, %r12
+	mov	%rbx, %r11
+	mov	(%rsp), %rbx
+	mov	TT_CELL_SIZE_MAX(%r11), %rax
+	mov	TT_CELL_SIZE_MAX_CALLS(%r11), %rdx
+.Lsize_\name:
+	cmp	%rax, %rbx
+	jb	.Lsized_\name		/* below size_max: nothing */
+	lea	1(%rdx), %rcx		/* size_max again: one more call */
+	je	.Lsizecas_\name
+	mov	$1, %ecx		/* a new size_max: its first call */
+.Lsizecas_\name:
+	lock cmpxchg16b TT_CELL_SIZE_MAX(%r11)
+	jne	.Lsize_\name		/* rdx:rax: the pair it found */
+.Lsized_\name:
+	mov	%r12, %rax
+.else
 	mov	%rcx, %rax
+.endif
+	/* 11. The result, the program's registers, the post (the flags the
+	 * program tests after the call: nothing after it touches them);
+	 * back at site + resume. */
 	pop	%rdx
 	pop	%r12
 	pop	%rbx
 	lea	TT_REDZONE(%rsp), %rsp
+.Lpost_\name:
+	.fill	TT_POST_MAX, 1, 0x90	/* the post, then nops */
 	jmp	*.Lk_back_\name(%rip)
 .ifnb \fd
 .Lk_slow_\name:
-	.quad	0			/* site + 5 */
+	.quad	0			/* the stub's syscall */
 .endif
 .Lk_back_\name:
-	.quad	0			/* site + 7 */
+	.quad	0			/* site + resume */
 .Lk_cell_\name:
 	.quad	0			/* &counters->cell[slot][0] */
 .Lk_hist_\name:
 	.quad	0			/* &counters->hist[slot][0] */
 .Lk_err_\name:
 	.quad	0			/* &counters->err[slot][0] */
+.Lk_ext_\name:
+	.quad	0			/* &counters->max_ns[slot] */
 .Lk_mult_\name:
 	.quad	0			/* mult */
 .Lend_\name:
@@ -207,6 +278,7 @@ rw_tramp_code:
 	.long	0
 .endif
 	.long	.Lshift_\name - 1 - .Lt_\name		/* TT_SHIFT */
+	.long	.Lpost_\name - .Lt_\name		/* TT_POST */
 .ifnb \fd
 	.long	.Lk_slow_\name - .Lt_\name		/* TT_K_SLOW */
 .else
@@ -216,6 +288,7 @@ rw_tramp_code:
 	.long	.Lk_cell_\name - .Lt_\name		/* TT_K_CELL */
 	.long	.Lk_hist_\name - .Lt_\name		/* TT_K_HIST */
 	.long	.Lk_err_\name - .Lt_\name		/* TT_K_ERR */
+	.long	.Lk_ext_\name - .Lt_\name		/* TT_K_EXT */
 	.long	.Lk_mult_\name - .Lt_\name		/* TT_K_MULT */
 	.popsection
 .endm

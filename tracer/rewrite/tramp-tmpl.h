@@ -14,13 +14,19 @@
 #define TT_FDS 256		/* RW_FDS */
 #define TT_HIST_TOP 39		/* RW_HIST - 1 */
 #define TT_ERRNOS 134		/* RW_ERRNOS */
-#define TT_CELL_SIZE 48		/* sizeof(struct rw_cell) */
+#define TT_POST_MAX 8		/* RW_POST_MAX */
+#define TT_NMIN 256		/* nmin_ns[slot] - max_ns[slot]: RW_SLOTS * 8 */
+#define TT_EINVAL 22		/* EINVAL */
+#define TT_CELL_SIZE 80		/* sizeof(struct rw_cell) */
 #define TT_CELL_CALLS 0		/* offsetof(struct rw_cell, calls) ... */
 #define TT_CELL_ERRORS 8
 #define TT_CELL_NS 16
 #define TT_CELL_BYTES 24
 #define TT_CELL_REQ 32
 #define TT_CELL_SHORTS 40
+#define TT_CELL_SIZE_MAX 48	/* 16-byte aligned: cmpxchg16b's pair */
+#define TT_CELL_SIZE_MAX_CALLS 56
+#define TT_CELL_EINVAL 64
 
 /*
  * The frame: the red zone skipped (lea), then the registers the body
@@ -51,13 +57,15 @@
 #define TT_NR 8			/* imm32 of the mov $NR,%eax before syscall */
 #define TT_NR_SLOW 9		/* imm32 of the fd check's mov (0: none) */
 #define TT_SHIFT 10		/* imm8 of the shrd */
-#define TT_K_SLOW 11		/* .quad site + 5 (0: none) */
-#define TT_K_BACK 12		/* .quad site + 7 */
-#define TT_K_CELL 13		/* .quad &counters->cell[slot][0] */
-#define TT_K_HIST 14		/* .quad &counters->hist[slot][0] */
-#define TT_K_ERR 15		/* .quad &counters->err[slot][0] */
-#define TT_K_MULT 16		/* .quad mult */
-#define TT_N 17
+#define TT_POST 11		/* TT_POST_MAX nops, where post is copied */
+#define TT_K_SLOW 12		/* .quad the stub's syscall (0: none) */
+#define TT_K_BACK 13		/* .quad site + resume */
+#define TT_K_CELL 14		/* .quad &counters->cell[slot][0] */
+#define TT_K_HIST 15		/* .quad &counters->hist[slot][0] */
+#define TT_K_ERR 16		/* .quad &counters->err[slot][0] */
+#define TT_K_EXT 17		/* .quad &counters->max_ns[slot] */
+#define TT_K_MULT 18		/* .quad mult */
+#define TT_N 19
 
 /* Variants: enum rw_reg's 7 fd registers (RW_NOREG first), each without
  * then with bytes moved, each of those without then with a size in rdx:

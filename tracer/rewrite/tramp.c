@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * The machine code of the fast path (rewrite.h): a site's 5-byte mov
+ * The machine code of the fast path (rewrite.h): a site's first bytes
  * turned into a jmp rel32 to its island, the island's absolute jmp to
- * the trampoline, the trampoline itself (a variant of tramp-tmpl.S, its
- * fields filled in), and the way back for a task a signal stops inside
- * one.  The template's offsets table (rw_tramp_tab[]) is the one
- * description of the trampoline here: what emit patches and what leave
- * knows of each instruction's state both come from it, so the two
- * cannot drift from the code.
+ * the trampoline and its restart stub, the trampoline itself (a variant
+ * of tramp-tmpl.S, its fields filled in), and the way out for a task a
+ * signal stops inside one, or that patching finds inside a site.  The
+ * template's offsets table (rw_tramp_tab[]) is the one description of
+ * the trampoline here: what emit patches and what leave knows of each
+ * instruction's state both come from it, so the two cannot drift from
+ * the code.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/user.h>
+#include <Zydis/Zydis.h>
 #include "tracer/rewrite/rewrite.h"
 #include "tracer/rewrite/tramp-tmpl.h"
 
@@ -20,14 +22,28 @@
 _Static_assert(TT_FDS == RW_FDS, "tramp-tmpl.h: RW_FDS");
 _Static_assert(TT_HIST_TOP == RW_HIST - 1, "tramp-tmpl.h: RW_HIST");
 _Static_assert(TT_ERRNOS == RW_ERRNOS, "tramp-tmpl.h: RW_ERRNOS");
+_Static_assert(TT_POST_MAX == RW_POST_MAX, "tramp-tmpl.h: RW_POST_MAX");
+_Static_assert(TT_EINVAL == EINVAL, "tramp-tmpl.h: EINVAL");
+_Static_assert(TT_NMIN == offsetof(struct rw_counters, nmin_ns) -
+			  offsetof(struct rw_counters, max_ns),
+	       "tramp-tmpl.h: nmin_ns from max_ns");
 _Static_assert(TT_CELL_SIZE == sizeof(struct rw_cell), "rw_cell's size");
 _Static_assert(TT_CELL_CALLS == offsetof(struct rw_cell, calls) &&
 	       TT_CELL_ERRORS == offsetof(struct rw_cell, errors) &&
 	       TT_CELL_NS == offsetof(struct rw_cell, ns) &&
 	       TT_CELL_BYTES == offsetof(struct rw_cell, bytes) &&
 	       TT_CELL_REQ == offsetof(struct rw_cell, req) &&
-	       TT_CELL_SHORTS == offsetof(struct rw_cell, shorts),
+	       TT_CELL_SHORTS == offsetof(struct rw_cell, shorts) &&
+	       TT_CELL_SIZE_MAX == offsetof(struct rw_cell, size_max) &&
+	       TT_CELL_SIZE_MAX_CALLS ==
+	       offsetof(struct rw_cell, size_max_calls) &&
+	       TT_CELL_EINVAL == offsetof(struct rw_cell, einval),
 	       "rw_cell's fields");
+/* cmpxchg16b faults on a pair that is not 16-byte aligned: the counters
+ * are page-aligned, so the cells' size and the pair's offset must be. */
+_Static_assert(TT_CELL_SIZE % 16 == 0 && TT_CELL_SIZE_MAX % 16 == 0 &&
+	       offsetof(struct rw_counters, cell) % 16 == 0,
+	       "size_max's pair 16-byte aligned");
 _Static_assert(RW_R9 - RW_NOREG + 1 == TT_VARIANTS / 4, "rw_reg's values");
 
 #define ERESTARTSYS 512		/* the kernel's, never seen by programs */
@@ -46,12 +62,63 @@ static const uint32_t *tramp_row(const struct rw_tramp_spec *s)
 			    2 + (s->size_reg == RW_RDX)];
 }
 
-/* What the trampoline cannot do: a slot out of the counters, a shift
- * shrd would take modulo 64, a number the mov's imm32 would change. */
+/* Where the syscall is, from the site: before the post, back at resume. */
+static bool site_layout_ok(unsigned resume, unsigned post_len)
+{
+	return post_len <= RW_POST_MAX && resume >= post_len + 2;
+}
+
+/*
+ * What the trampoline cannot do: a slot out of the counters, a shift
+ * shrd would take modulo 64, a number the mov's imm32 would change, a
+ * post it may not run or a resume that leaves no room for the syscall.
+ */
 static bool tramp_spec_ok(const struct rw_tramp_spec *s)
 {
 	return s->slot >= 0 && s->slot < RW_SLOTS && s->shift < 64 &&
-	       s->nr >= 0;
+	       s->nr >= 0 && site_layout_ok(s->resume, s->post_len) &&
+	       rw_post_ok(s->post, s->post_len);
+}
+
+static bool post_decoder(ZydisDecoder *dec)
+{
+	return ZYAN_SUCCESS(ZydisDecoderInit(dec, ZYDIS_MACHINE_MODE_LONG_64,
+					     ZYDIS_STACK_WIDTH_64));
+}
+
+/*
+ * The length of the instruction at post, if a trampoline may run it,
+ * else 0: arithmetic or logic (cmp, test, add...), whose meaning is the
+ * same at any address, and no operand relative to rip.  Anything else
+ * (a branch, a syscall, a stack or system instruction) is refused: it
+ * would run in the pool, where the filter lets a syscall through.
+ */
+static size_t post_insn(const ZydisDecoder *dec, const uint8_t *post,
+			size_t n)
+{
+	ZydisDecodedInstruction in;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(dec, NULL, post, n,
+							&in)))
+		return 0;
+	if (in.meta.category != ZYDIS_CATEGORY_BINARY &&
+	    in.meta.category != ZYDIS_CATEGORY_LOGICAL)
+		return 0;
+	/* a rip-relative operand, or a relative immediate */
+	return in.attributes & ZYDIS_ATTRIB_IS_RELATIVE ? 0 : in.length;
+}
+
+bool rw_post_ok(const uint8_t *post, size_t n)
+{
+	ZydisDecoder dec;
+	size_t off = 0, len;
+
+	if (n > RW_POST_MAX || (n && !post_decoder(&dec)))
+		return false;
+	for (; off < n; off += len)
+		if (!(len = post_insn(&dec, post + off, n - off)))
+			return false;
+	return true;
 }
 
 static void put32(uint8_t *buf, uint32_t at, uint32_t v)
@@ -64,6 +131,13 @@ static void put64(uint8_t *buf, uint32_t at, uint64_t v)
 	memcpy(buf + at, &v, sizeof(v));
 }
 
+/* The counters' address of slot's row in the array at off of rows of
+ * size bytes. */
+static uint64_t row(const struct rw_tramp_spec *s, size_t off, size_t size)
+{
+	return s->counters + off + (uint64_t)s->slot * size;
+}
+
 /*
  * Copies s's variant and fills its fields.  0 (nothing written) for a
  * spec tramp_spec_ok() refuses or one tramp_row() has no variant for: a
@@ -72,9 +146,7 @@ static void put64(uint8_t *buf, uint32_t at, uint64_t v)
 size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s)
 {
 	const uint32_t *t = tramp_row(s);
-	uint64_t cells = sizeof(((struct rw_counters *)0)->cell[0]);
-	uint64_t hists = sizeof(((struct rw_counters *)0)->hist[0]);
-	uint64_t errs = sizeof(((struct rw_counters *)0)->err[0]);
+	const struct rw_counters *c = NULL;
 
 	if (!t || !tramp_spec_ok(s) || t[TT_LEN] > RW_TRAMP_MAX)
 		return 0;
@@ -82,38 +154,111 @@ size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s)
 	put32(buf, t[TT_NR], (uint32_t)s->nr);
 	if (t[TT_NR_SLOW]) {
 		put32(buf, t[TT_NR_SLOW], (uint32_t)s->nr);
-		put64(buf, t[TT_K_SLOW], s->site + 5);
+		put64(buf, t[TT_K_SLOW], s->stub);
 	}
 	buf[t[TT_SHIFT]] = (uint8_t)s->shift;
-	put64(buf, t[TT_K_BACK], s->site + 7);
-	put64(buf, t[TT_K_CELL], s->counters + (uint64_t)s->slot * cells);
-	put64(buf, t[TT_K_HIST], s->counters +
-	      offsetof(struct rw_counters, hist) + (uint64_t)s->slot * hists);
-	put64(buf, t[TT_K_ERR], s->counters +
-	      offsetof(struct rw_counters, err) + (uint64_t)s->slot * errs);
+	memcpy(buf + t[TT_POST], s->post, s->post_len);
+	put64(buf, t[TT_K_BACK], s->site + s->resume);
+	put64(buf, t[TT_K_CELL], row(s, offsetof(struct rw_counters, cell),
+				     sizeof(c->cell[0])));
+	put64(buf, t[TT_K_HIST], row(s, offsetof(struct rw_counters, hist),
+				     sizeof(c->hist[0])));
+	put64(buf, t[TT_K_ERR], row(s, offsetof(struct rw_counters, err),
+				    sizeof(c->err[0])));
+	put64(buf, t[TT_K_EXT], row(s, offsetof(struct rw_counters, max_ns),
+				    sizeof(c->max_ns[0])));
 	put64(buf, t[TT_K_MULT], s->mult);
 	return t[TT_LEN];
 }
 
-/* jmp *0(%rip) (ff 25, disp32 0), then the target it reads. */
-void rw_island_emit(uint8_t *buf, uint64_t target)
+/* The rel32 of a jmp whose 5 bytes end at from, to to; false if out of
+ * reach. */
+static bool rel32(uint64_t from, uint64_t to, int32_t *rel)
 {
-	static const uint8_t jmp[6] = { 0xff, 0x25, 0, 0, 0, 0 };
+	int64_t d = (int64_t)(to - from);
 
-	memcpy(buf, jmp, sizeof(jmp));
-	put64(buf, sizeof(jmp), target);
+	if (d < INT32_MIN || d > INT32_MAX)
+		return false;
+	*rel = (int32_t)d;
+	return true;
 }
 
-/* jmp rel32 (e9), relative to the end of its 5 bytes. */
-bool rw_site_patch(uint8_t buf[RW_SITE_LEN], uint64_t site, uint64_t island)
+/*
+ * jmp *0(%rip) (ff 25, disp32 0), then the target it reads; the stub:
+ * syscall, the post, jmp rel32 (e9) back to the site; int3 (cc) to the
+ * end.
+ */
+bool rw_island_emit(uint8_t buf[RW_ISLAND_LEN], uint64_t island,
+		    const struct rw_tramp_spec *s)
 {
-	int64_t rel = (int64_t)(island - (site + RW_SITE_LEN));
+	static const uint8_t jmp[6] = { 0xff, 0x25, 0, 0, 0, 0 };
+	uint32_t back = RW_ISLAND_STUB + 2 + s->post_len;
+	int32_t rel;
 
-	if (rel < INT32_MIN || rel > INT32_MAX)
+	_Static_assert(RW_ISLAND_STUB == sizeof(jmp) + 8 &&
+		       RW_ISLAND_STUB + 2 + RW_POST_MAX + 5 <= RW_ISLAND_LEN,
+		       "the island's layout");
+	if (s->stub != island + RW_ISLAND_STUB ||
+	    !site_layout_ok(s->resume, s->post_len) ||
+	    !rw_post_ok(s->post, s->post_len) ||
+	    !rel32(island + back + 5, s->site + s->resume, &rel))
+		return false;
+	memset(buf, 0xcc, RW_ISLAND_LEN);
+	memcpy(buf, jmp, sizeof(jmp));
+	put64(buf, sizeof(jmp), s->at);
+	buf[RW_ISLAND_STUB] = 0x0f;
+	buf[RW_ISLAND_STUB + 1] = 0x05;
+	memcpy(buf + RW_ISLAND_STUB + 2, s->post, s->post_len);
+	buf[back] = 0xe9;
+	put32(buf, back + 1, (uint32_t)rel);
+	return true;
+}
+
+/* jmp rel32 (e9), relative to the end of its 5 bytes; int3 (cc) after. */
+bool rw_site_patch(uint8_t *buf, uint64_t site, unsigned len,
+		   uint64_t island)
+{
+	int32_t rel;
+
+	if (len < RW_SITE_LEN || len > RW_SITE_MAX ||
+	    !rel32(site + RW_SITE_LEN, island, &rel))
 		return false;
 	buf[0] = 0xe9;
-	put32(buf, 1, (uint32_t)(int32_t)rel);
+	put32(buf, 1, (uint32_t)rel);
+	memset(buf + RW_SITE_LEN, 0xcc, len - RW_SITE_LEN);
 	return true;
+}
+
+/*
+ * rw_site_move_ip() (rewrite.h): the site's instructions past its first
+ * byte that the rewrite overwrites each have their copy in the stub:
+ * the syscall at stub, the post's at stub + 2 on.  The mov shape's
+ * syscall (past the rewritten bytes) stays where it is.
+ */
+uint64_t rw_site_move_ip(const struct rw_site *st, uint64_t site,
+			 uint64_t stub, uint64_t ip)
+{
+	uint64_t sys = site + st->resume - st->post_len - 2, at;
+	ZydisDecoder dec;
+	size_t len;
+
+	if (ip <= site || ip >= site + st->len)
+		return ip;
+	if (!site_layout_ok(st->resume, st->post_len) || ip < sys)
+		return 0;
+	if (ip == sys)
+		return stub;
+	if (!post_decoder(&dec))
+		return 0;
+	for (at = sys + 2; at < site + st->resume; at += len) {
+		if (ip == at)
+			return stub + 2 + (at - sys - 2);
+		len = post_insn(&dec, st->post + (at - sys - 2),
+				site + st->resume - at);
+		if (!len)
+			return 0;
+	}
+	return 0;
 }
 
 /*
@@ -201,8 +346,8 @@ static uint64_t tramp_ns(const struct rw_tramp_spec *s, uint64_t t0,
  * rw_tramp_leave() (rewrite.h), by offset: before the frame nothing is
  * to undo; up to the syscall the frame is undone (RW_AT_BEFORE); just
  * after it with rax -ERESTART* the call was interrupted (RW_AT_SYSCALL:
- * the same unframing, at site + 7 with rcx as the original syscall
- * leaves it, its return address); anywhere else after it the
+ * the same unframing, just after the stub's syscall with rcx as that
+ * syscall leaves it, its return address); anywhere else after it the
  * trampoline's own way out is the one to take (RW_AT_AFTER, *regs
  * untouched).  An ip outside the trampoline, or a stack iotrace cannot
  * read, also gives RW_AT_AFTER with *regs untouched: nothing that would
@@ -231,8 +376,8 @@ enum rw_at rw_tramp_leave(const struct rw_tramp_spec *s, uint64_t ip,
 		return RW_AT_AFTER;
 	if (in_call) {
 		*elapsed_ns = tramp_ns(s, regs->r12, now_ticks);
-		r.rip = s->site + 7;
-		r.rcx = s->site + 7;
+		r.rip = s->stub + 2;
+		r.rcx = s->stub + 2;
 		*regs = r;
 		return RW_AT_SYSCALL;
 	}

@@ -5,7 +5,8 @@
  * shift that iotrace calibrates against CLOCK_MONOTONIC once per run.
  * Only where the TSC ticks at one rate in every state and on every CPU
  * (constant_tsc and nonstop_tsc): elsewhere there is no fast path, and
- * the header says why.
+ * the header says why.  rw_tsc_unusable() also says so of a CPU without
+ * cmpxchg16b (cx16: the first AMD64s), which the trampolines take.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ static bool has_flag(const char *flags, const char *flag)
 const char *rw_tsc_unusable(void)
 {
 	char line[4096];
-	bool constant = false, nonstop = false;
+	bool constant = false, nonstop = false, cx16 = false;
 	FILE *f = fopen("/proc/cpuinfo", "re");
 
 	if (!f)
@@ -42,6 +43,7 @@ const char *rw_tsc_unusable(void)
 		if (!strncmp(line, "flags", 5)) {
 			constant = has_flag(line, "constant_tsc");
 			nonstop = has_flag(line, "nonstop_tsc");
+			cx16 = has_flag(line, "cx16");
 			break;
 		}
 	fclose(f);
@@ -49,6 +51,8 @@ const char *rw_tsc_unusable(void)
 		return "the TSC rate varies (no constant_tsc)";
 	if (!nonstop)
 		return "the TSC stops in deep idle states (no nonstop_tsc)";
+	if (!cx16)
+		return "the CPU lacks cmpxchg16b (no cx16)";
 	return NULL;
 }
 
