@@ -118,8 +118,8 @@ build/helpers/static-sigsys: tests/helpers/sigsys.c | build/config.mk
 	$(QCC)$(CC) -static -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
 
 # The fast path in a static program: its libc is in it (t0955).
-HELPER_BINS += build/helpers/fdswap-static
-build/helpers/fdswap-static: tests/helpers/fdswap.c | build/config.mk
+HELPER_BINS += build/helpers/fdcases-static
+build/helpers/fdcases-static: tests/helpers/fdcases.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -static -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
 

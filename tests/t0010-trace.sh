@@ -141,7 +141,7 @@ test_expect_success PTRACE 'second line: the untraced estimate, a range' '
 		dd if=/dev/zero of=/dev/null count=10 2>/dev/null &&
 	sed -n 2p t >h &&
 	s="~?[0-9.]+ s" &&
-	grep -E "^iotrace: untraced, this run would take ($s \($s to $s\)|between $s and $s): tracing added $s \([0-9,]+ stops\)" h
+	grep -E "^iotrace: untraced, this run would take ($s \($s to $s\)|between $s and $s): tracing added $s \([0-9,]+ stops(, [0-9,]+ calls through the fast path)?\)" h
 '
 
 test_expect_success PTRACE 'waits are named and left out of the share' '

@@ -54,7 +54,7 @@ fdswap_case() {
 	test_cmp expect got
 }
 
-for prog in fdswap fdswap-static; do
+for prog in fdcases fdcases-static; do
 	test_expect_success PTRACE "$prog: dup2 onto a written fd: each file its own" "
 		fdswap_case \"\$HELPERS/$prog\" dup2 '100 a' '50 b'
 	"
@@ -89,7 +89,7 @@ test_expect_success PTRACE,STRACE 'a signal in a blocked write: EINTR, counted a
 
 test_expect_success PTRACE 'a static program: its own libc rewritten' '
 	rm -rf d && mkdir d &&
-	"$IOTRACE" -o r -- "$HELPERS/fdswap-static" noclose "$PWD/d" &&
+	"$IOTRACE" -o r -- "$HELPERS/fdcases-static" noclose "$PWD/d" &&
 	grep -q "^iotrace: fast path: 10[0-9] of " r
 '
 

@@ -110,6 +110,8 @@ static int measure(const struct fast_run *f, struct calib_out *out)
 	memset(&s, 0, sizeof(s));
 	s.at = (uint64_t)tramp;
 	s.site = (uint64_t)code + 64;
+	s.stub = (uint64_t)code + 128 + RW_ISLAND_STUB;
+	s.resume = 7;
 	s.nr = SYS_write;
 	s.fd_reg = RW_RDI;
 	s.moves_data = true;
@@ -119,8 +121,8 @@ static int measure(const struct fast_run *f, struct calib_out *out)
 	s.shift = f->tsc.shift;
 	if (!rw_tramp_emit(tramp, &s))
 		return -EINVAL;
-	rw_island_emit(code + 128, (uint64_t)tramp);
-	if (!rw_site_patch(code + 64, (uint64_t)code + 64,
+	if (!rw_island_emit(code + 128, (uint64_t)code + 128, &s) ||
+	    !rw_site_patch(code + 64, (uint64_t)code + 64, RW_SITE_LEN,
 			   (uint64_t)code + 128))
 		return -EINVAL;
 	if (mprotect(code, PAGE, PROT_READ | PROT_EXEC) < 0 ||

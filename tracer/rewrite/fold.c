@@ -14,8 +14,33 @@
 #include <string.h>
 #include "tracer/rewrite/fast-int.h"
 
+/*
+ * The cell's largest size asked and its calls, taken and cleared in one
+ * locked instruction, as the trampolines update the pair (cmpxchg16b):
+ * the next share of the fd, maybe on another file (after a close, a
+ * dup2, a vfork child's own fds), has a pair of its own, and no call
+ * racing the fold loses its mark.  Shares of one file merge by keeping
+ * the larger size and adding the calls of equal ones, so pairs taken at
+ * each fold add up to the pair over the whole run.
+ */
+static void take_pair(struct rw_cell *c, uint64_t *max, uint64_t *calls)
+{
+	uint64_t lo = c->size_max, hi = c->size_max_calls, zero = 0;
+	unsigned char ok;
+
+	do {
+		__asm__ __volatile__("lock cmpxchg16b %1\n\tsete %0"
+				     : "=q"(ok), "+m"(c->size_max),
+				       "+a"(lo), "+d"(hi)
+				     : "b"(zero), "c"(zero)
+				     : "memory", "cc");
+	} while (!ok);
+	*max = lo;
+	*calls = hi;
+}
+
 /* now - before, field by field; false when nothing changed. */
-static bool cell_delta(const struct rw_cell *now, struct rw_cell *before,
+static bool cell_delta(struct rw_cell *now, struct rw_cell *before,
 		       struct rw_cell *d)
 {
 	struct rw_cell n;
@@ -28,12 +53,16 @@ static bool cell_delta(const struct rw_cell *now, struct rw_cell *before,
 	n.bytes = __atomic_load_n(&now->bytes, __ATOMIC_RELAXED);
 	n.req = __atomic_load_n(&now->req, __ATOMIC_RELAXED);
 	n.shorts = __atomic_load_n(&now->shorts, __ATOMIC_RELAXED);
+	n.einval = __atomic_load_n(&now->einval, __ATOMIC_RELAXED);
 	d->calls = n.calls - before->calls;
 	d->errors = n.errors - before->errors;
 	d->ns = n.ns - before->ns;
 	d->bytes = n.bytes - before->bytes;
 	d->req = n.req - before->req;
 	d->shorts = n.shorts - before->shorts;
+	d->einval = n.einval - before->einval;
+	take_pair(now, &d->size_max, &d->size_max_calls);
+	n.size_max = n.size_max_calls = 0;
 	*before = n;
 	return true;
 }
@@ -54,6 +83,9 @@ static void aggregate_of(const struct fast_run *f, int slot,
 	a->bytes_done = d->bytes;
 	a->bytes_req = f->how[slot].size != RW_NOREG ? d->req : d->bytes;
 	a->short_calls = d->shorts;
+	a->einval = d->einval;
+	a->size_max = d->size_max;
+	a->size_max_calls = d->size_max_calls;
 	a->fast = true;
 	if (!f->how[slot].timed) {	/* --count-only, -e count= */
 		a->timed = a->errors = 0;
@@ -63,12 +95,17 @@ static void aggregate_of(const struct fast_run *f, int slot,
 }
 
 /* The slot's histogram and errnos since the last fold, into a. */
-static void slot_extras(struct fast_counters *c, int slot,
-			struct tracer_aggregate *a)
+static void slot_extras(const struct fast_run *f, struct fast_counters *c,
+			int slot, struct tracer_aggregate *a)
 {
-	uint64_t v;
+	uint64_t v, infl = f->use->inflation_ns;
 	int b, e, k = 0;
 
+	/* Extremes, corrected as the times are; 0 is none to the sink. */
+	v = __atomic_load_n(&c->mem->max_ns[slot], __ATOMIC_RELAXED);
+	a->max_ns = v > infl ? v - infl : v ? 1 : 0;
+	v = __atomic_load_n(&c->mem->nmin_ns[slot], __ATOMIC_RELAXED);
+	a->min_ns = !v ? 0 : ~v > infl ? ~v - infl : 1;
 	for (b = 0; b < RW_HIST && b < TRACER_HIST_BUCKETS; b++) {
 		v = __atomic_load_n(&c->mem->hist[slot][b], __ATOMIC_RELAXED);
 		a->hist[b] = v - c->folded->hist[slot][b];
@@ -121,6 +158,7 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 			sum.bytes += d.bytes;
 			sum.req += d.req;
 			sum.shorts += d.shorts;
+			sum.einval += d.einval;
 			memset(&file, 0, sizeof(file));
 			described = fd_describe(p->tgid, fd, &file.desc) == 0;
 			file.state = described ? TRACER_FILE_DESC :
@@ -133,7 +171,7 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 			continue;
 		aggregate_of(f, slot, &sum, &tot);
 		if (f->how[slot].timed)
-			slot_extras(c, slot, &tot);
+			slot_extras(f, c, slot, &tot);
 		deliver(f, &tot);
 		f->use->calls += sum.calls;
 	}

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include "tracer/rewrite/fast-int.h"
 
-#define ISLAND_STEP 16		/* RW_ISLAND_LEN, aligned */
+#define ISLAND_STEP RW_ISLAND_LEN
 
 void fast_objects_free(struct fast_run *f)
 {
@@ -112,25 +112,31 @@ static struct fast_tramp *tramp_new(struct fast_code *c)
 	return &c->tramp[c->ntramp];
 }
 
-/* Whether the 7 bytes at a are the site's mov $nr,%eax; syscall. */
-static bool site_as_filed(int mem, uint64_t a, int nr)
+/*
+ * Whether the process has at a the bytes the file has at the site (the
+ * rewritten ones and up to where execution resumes): a process that
+ * changed its text, or a mapping not of this file, is left alone.
+ */
+static bool site_as_filed(int mem, int file, uint64_t a,
+			  const struct rw_site *s)
 {
-	uint8_t b[7];
-	int32_t imm;
+	uint8_t here[RW_SITE_MAX + 8], there[RW_SITE_MAX + 8];
+	size_t n = s->len > s->resume ? s->len : s->resume;
 
-	if (pread(mem, b, sizeof(b), (off_t)a) != (ssize_t)sizeof(b))
+	if (n > sizeof(here) || file < 0)
 		return false;
-	memcpy(&imm, b + 1, sizeof(imm));
-	return b[0] == 0xb8 && imm == nr && b[5] == 0x0f && b[6] == 0x05;
+	return pread(mem, here, n, (off_t)a) == (ssize_t)n &&
+	       pread(file, there, n, (off_t)s->offset) == (ssize_t)n &&
+	       !memcmp(here, there, n);
 }
 
 /* One site at a in the process: its trampoline, island, jump. */
 static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
-		       uint64_t a, int nr)
+		       int file, uint64_t a, const struct rw_site *s)
 {
-	int slot = f->slot_of[nr];
+	int nr = s->nr, slot = f->slot_of[nr];
 	struct fast_tramp *t;
-	uint8_t jmp[RW_SITE_LEN];
+	uint8_t jmp[RW_SITE_MAX];
 	uint64_t at, isl;
 
 	if (!c->islands || c->isl_used + ISLAND_STEP > FAST_ISLANDS ||
@@ -138,11 +144,16 @@ static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
 		return false;
 	at = f->pool + c->used;
 	isl = c->islands + c->isl_used;
-	if (!rw_site_patch(jmp, a, isl) || !site_as_filed(mem, a, nr))
+	if (s->len > sizeof(jmp) || !rw_site_patch(jmp, a, s->len, isl) ||
+	    !site_as_filed(mem, file, a, s))
 		return false;
 	memset(t, 0, sizeof(*t));
 	t->spec.at = at;
 	t->spec.site = a;
+	t->spec.stub = isl + RW_ISLAND_STUB;
+	t->spec.resume = s->resume;
+	t->spec.post_len = s->post_len;
+	memcpy(t->spec.post, s->post, sizeof(t->spec.post));
 	t->spec.nr = nr;
 	t->spec.slot = slot;
 	t->spec.fd_reg = f->how[slot].fd;
@@ -152,12 +163,12 @@ static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
 	t->spec.mult = f->tsc.mult;
 	t->spec.shift = f->tsc.shift;
 	t->len = (uint32_t)rw_tramp_emit(c->mem + c->used, &t->spec);
-	if (!t->len)
+	if (!t->len ||
+	    !rw_island_emit(c->mem + RW_POOL_CODE + c->isl_used, isl, &t->spec))
 		return false;
-	rw_island_emit(c->mem + RW_POOL_CODE + c->isl_used, at);
 	/* Trampoline and island are in place before anything jumps. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (pwrite(mem, jmp, sizeof(jmp), (off_t)a) != (ssize_t)sizeof(jmp))
+	if (pwrite(mem, jmp, s->len, (off_t)a) != (ssize_t)s->len)
 		return false;
 	c->used += (t->len + 15) & ~15u;
 	c->isl_used += ISLAND_STEP;
@@ -178,7 +189,7 @@ void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 	const struct rw_site *s;
 	char path[64];
 	size_t i;
-	int mem;
+	int mem, bytes;
 
 	if (!p->code || !p->cnt)
 		return;
@@ -189,17 +200,20 @@ void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 	mem = open(path, O_RDWR | O_CLOEXEC);
 	if (mem < 0)
 		return;
+	bytes = open(file, O_RDONLY | O_CLOEXEC);
 	for (i = 0; i < o->sites.n; i++) {
 		s = &o->sites.site[i];
-		if (s->offset < off || s->offset + 7 > off + len ||
+		if (s->offset < off || s->offset + RW_SITE_MAX > off + len ||
 		    f->slot_of[s->nr] < 0)
 			continue;
-		if (patch_site(f, p->code, mem, addr + (s->offset - off),
-			       s->nr))
+		if (patch_site(f, p->code, mem, bytes,
+			       addr + (s->offset - off), s))
 			f->use->sites++;
 		else
 			f->use->sites_unpatched++;
 	}
+	if (bytes >= 0)
+		close(bytes);
 	close(mem);
 }
 
