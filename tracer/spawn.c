@@ -282,8 +282,9 @@ static void child_main(const struct plan *pl,
  * kept until SIGCONT, as the stop loop would.  0, or -errno; -ECHILD
  * when the child is gone and reaped (its pid may be anyone's now).
  */
-static int first_stop(struct loop *l, pid_t pid)
+static int first_stop(struct loop *l, pid_t pid, bool function)
 {
+	struct task self;
 	int status, sig;
 
 	for (;;) {
@@ -305,6 +306,13 @@ static int first_stop(struct loop *l, pid_t pid)
 			break;
 		ptrace(PTRACE_CONT, pid, 0L, (long)sig);
 	}
+	/* A workload has no execve: the fast path's pool goes in now,
+	   before the filter and the workload. */
+	if (function && l->fast) {
+		memset(&self, 0, sizeof(self));
+		self.tid = self.tgid = pid;
+		fast_spawned(l, &self);
+	}
 	/* The agent engine's filter stops at markers only: its execve
 	   must stop as with no filter. */
 	if (ptrace(l->plan.bpf && !l->agent ? PTRACE_CONT : PTRACE_SYSCALL,
@@ -318,7 +326,8 @@ static int first_stop(struct loop *l, pid_t pid)
  * closed either way, its read end only after the write, so a child that
  * died first makes no SIGPIPE here.  0 or -errno.
  */
-static int seize_child(struct loop *l, pid_t pid, const int go[2])
+static int seize_child(struct loop *l, pid_t pid, const int go[2],
+		       bool function)
 {
 	unsigned long options = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC |
 				PTRACE_O_EXITKILL;
@@ -336,7 +345,7 @@ static int seize_child(struct loop *l, pid_t pid, const int go[2])
 		err = -errno;
 	close(go[1]);
 	close(go[0]);
-	return err ? err : first_stop(l, pid);
+	return err ? err : first_stop(l, pid, function);
 }
 
 /* Forks the child and seizes it: it is the run's first task. */
@@ -359,7 +368,7 @@ static int spawn_start(struct loop *l, const struct tracer_target *target)
 		close(go[1]);
 		return err;
 	}
-	err = seize_child(l, pid, go);
+	err = seize_child(l, pid, go, target->kind == TARGET_FUNCTION);
 	if (err == -ECHILD)
 		return err;	/* already reaped: nothing to kill */
 	if (!err && !loop_add_task(l, pid, pid))

@@ -430,6 +430,8 @@ void fast_entry(struct loop *l, struct task *t);
 /* After on_exit_stop; arch: the task's now (a new image's). */
 void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret);
 void fast_exec_event(struct loop *l, pid_t tgid);
+/* A built-in workload's child at its first stop (spawn.c). */
+void fast_spawned(struct loop *l, struct task *t);
 void fast_exit_event(struct loop *l, struct task *t);
 void fast_gone(struct loop *l, struct task *t);
 /* A task met before its parent's event: true when held (not resumed). */

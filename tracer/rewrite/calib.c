@@ -88,7 +88,7 @@ static int load_filter(uint64_t lo, uint64_t size)
  * rewritten to jump to an island in the same page), the trampoline's
  * page at a page-aligned address of its own, counters.
  */
-static int measure(const struct fast_run *f, struct calib_out *out)
+static int measure(struct calib_out *out)
 {
 	struct rw_tramp_spec s;
 	uint8_t *code, *tramp;
@@ -117,8 +117,8 @@ static int measure(const struct fast_run *f, struct calib_out *out)
 	s.moves_data = true;
 	s.size_reg = RW_RDX;
 	s.counters = (uint64_t)cnt;
-	s.mult = f->tsc.mult;
-	s.shift = f->tsc.shift;
+	s.mult = 1;	/* its own clock is not read: the rounds' ticks are */
+	s.shift = 0;
 	if (!rw_tramp_emit(tramp, &s))
 		return -EINVAL;
 	if (!rw_island_emit(code + 128, (uint64_t)code + 128, &s) ||
@@ -146,34 +146,42 @@ static uint64_t median_of(uint64_t *v)
 	return v[ROUNDS / 2];
 }
 
-int fast_calibrate(struct fast_run *f)
+int fast_calibrate_start(struct fast_calib *c)
 {
 	struct calib_out out;
-	uint64_t nat, add[ROUNDS], infl[ROUNDS];
-	int p[2], status, r;
-	ssize_t n;
-	pid_t pid;
+	int p[2];
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
+	c->pid = fork();
+	if (c->pid < 0) {
 		close(p[0]);
 		close(p[1]);
 		return -errno;
 	}
-	if (!pid) {
+	if (!c->pid) {
 		close(p[0]);
 		memset(&out, 0, sizeof(out));
-		if (measure(f, &out) == 0 &&
+		if (measure(&out) == 0 &&
 		    write(p[1], &out, sizeof(out)) == (ssize_t)sizeof(out))
 			_exit(0);
 		_exit(1);
 	}
 	close(p[1]);
-	n = read(p[0], &out, sizeof(out));
-	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	c->fd = p[0];
+	return 0;
+}
+
+int fast_calibrate_end(struct fast_run *f, struct fast_calib *c)
+{
+	struct calib_out out;
+	uint64_t nat, add[ROUNDS], infl[ROUNDS];
+	int status, r;
+	ssize_t n;
+
+	n = read(c->fd, &out, sizeof(out));
+	close(c->fd);
+	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (n != (ssize_t)sizeof(out))
 		return -EIO;

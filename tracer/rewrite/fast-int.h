@@ -116,6 +116,8 @@ void fast_counters_put(struct fast_counters *c);
 
 /* map.c: the pool and counters into the process of t at execve's exit. */
 int fast_map_exec(struct loop *l, struct task *t, struct fast_proc *p);
+/* A built-in workload's child at its SIGSTOP, just after the kill. */
+int fast_map_stopped(struct loop *l, struct task *t, struct fast_proc *p);
 /* A fork child (own memory) of parent: counters of its own. */
 int fast_map_fork(struct loop *l, pid_t tid, struct fast_proc *child);
 
@@ -133,8 +135,17 @@ void fast_objects_free(struct fast_run *f);
 int fast_sites_of(const char *path, const uint8_t hot[128],
 		  struct rw_sites *out);
 
-/* calib.c: f->use's call costs, measured in a child.  0 or -errno. */
-int fast_calibrate(struct fast_run *f);
+/*
+ * calib.c: f->use's call costs, measured in a child, started before the
+ * TSC's calibration (whose pause it fills) and read after it, when
+ * its ticks can be turned into ns.  0 or -errno.
+ */
+struct fast_calib {
+	pid_t pid;
+	int fd;
+};
+int fast_calibrate_start(struct fast_calib *c);
+int fast_calibrate_end(struct fast_run *f, struct fast_calib *c);
 
 /* fold.c: the cells of fds [lo, hi] of p to the sink (all: hi < 0). */
 void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi);

@@ -157,10 +157,8 @@ static const char *fast_why_not(const struct loop *l,
 		return "--no-rewrite";
 	if (!l->target->from_birth)
 		return "attached processes stay on ptrace stops";
-	/* The pool goes in at an execve's exit: a built-in workload runs
-	   in a fork of iotrace, and any command it runs stops as before. */
-	if (target->kind != TARGET_COMMAND)
-		return "a built-in workload runs in iotrace's own image";
+	if (target->kind != TARGET_COMMAND && target->kind != TARGET_FUNCTION)
+		return "not a command or a built-in workload";
 	if (!l->plan.bpf)
 		return "no seccomp filter";
 	if (l->opts->stacks)
@@ -174,6 +172,8 @@ static const char *fast_why_not(const struct loop *l,
 int fast_start(struct loop *l, const struct tracer_target *target)
 {
 	struct tracer_fast_use *use = &l->res->fast;
+	struct fast_calib calib;
+	bool calibrating;
 	struct fast_run *f;
 	int err;
 
@@ -191,13 +191,17 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 		free(f);
 		return 0;
 	}
+	calibrating = fast_calibrate_start(&calib) == 0;
 	if (rw_tsc_calibrate(&f->tsc) < 0) {
+		if (calibrating)
+			fast_calibrate_end(f, &calib);
 		use->why_off = "the TSC could not be calibrated";
 		free(f);
 		return 0;
 	}
 	/* Without it the times keep the filter's cost: said as 0. */
-	fast_calibrate(f);
+	if (calibrating)
+		fast_calibrate_end(f, &calib);
 	f->pool = rw_pool_pick();
 	err = rw_filter_allow_pool(&l->plan.bpf, &l->plan.bpf_len, f->pool,
 				   RW_POOL_SIZE);
@@ -322,6 +326,27 @@ void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret)
 	if (fast_map_exec(l, t, p) < 0) {
 		f->use->procs_failed++;
 		fast_proc_drop(f, tgid);
+		return;
+	}
+	f->use->procs++;
+	fast_patch_image(l, t, p);
+}
+
+/*
+ * A built-in workload's child (a fork of iotrace, no execve) at its
+ * first stop, before the filter and the workload: the pool, and the
+ * sites of what it has mapped (iotrace and its libraries).
+ */
+void fast_spawned(struct loop *l, struct task *t)
+{
+	struct fast_run *f = l->fast;
+	struct fast_proc *p;
+
+	if (!f || fast_proc_find(f, t->tid) || !(p = fast_proc_add(f, t->tid)))
+		return;
+	if (fast_map_stopped(l, t, p) < 0) {
+		f->use->procs_failed++;
+		fast_proc_drop(f, t->tid);
 		return;
 	}
 	f->use->procs++;

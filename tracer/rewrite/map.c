@@ -220,7 +220,14 @@ static int map_all(struct loop *l, struct remote *r, struct fast_proc *p,
 	return err;
 }
 
-int fast_map_exec(struct loop *l, struct task *t, struct fast_proc *p)
+/*
+ * The mappings made from a stop of t: at execve's exit the word at the
+ * entry point becomes a `syscall` (poke); at a built-in workload's
+ * first stop, its SIGSTOP, the kill's own `syscall` just before rip is
+ * used as it is.
+ */
+static int map_from_stop(struct loop *l, struct task *t, struct fast_proc *p,
+			 bool poke)
 {
 	struct remote r;
 	uint64_t name_at, name_was, word;
@@ -229,8 +236,8 @@ int fast_map_exec(struct loop *l, struct task *t, struct fast_proc *p)
 	err = remote_begin(&r, t->tid, 0);
 	if (err)
 		goto out;
-	r.insn = r.regs.rip;
-	/* "iotrace" below the stack the kernel built, then as it was. */
+	r.insn = poke ? r.regs.rip : r.regs.rip - 2;
+	/* "iotrace" below the stack (past the red zone), then as it was. */
 	name_at = (r.regs.rsp - 512) & ~7ull;
 	errno = 0;
 	word = (uint64_t)ptrace(PTRACE_PEEKTEXT, t->tid, (void *)r.insn, 0L);
@@ -240,8 +247,12 @@ int fast_map_exec(struct loop *l, struct task *t, struct fast_proc *p)
 		err = -errno;
 		goto out_end;
 	}
-	if (ptrace(PTRACE_POKETEXT, t->tid, (void *)r.insn,
-		   (void *)((word & ~0xffffull) | SYSCALL_INSN)) < 0 ||
+	if (!poke && (word & 0xffff) != SYSCALL_INSN) {
+		err = -ENOEXEC;
+		goto out_end;
+	}
+	if ((poke && ptrace(PTRACE_POKETEXT, t->tid, (void *)r.insn,
+			    (void *)((word & ~0xffffull) | SYSCALL_INSN)) < 0) ||
 	    ptrace(PTRACE_POKEDATA, t->tid, (void *)name_at,
 		   (void *)0x0065636172746f69ull /* "iotrace" */) < 0) {
 		err = -errno;
@@ -250,7 +261,8 @@ int fast_map_exec(struct loop *l, struct task *t, struct fast_proc *p)
 	err = map_all(l, &r, p, name_at);
 	ptrace(PTRACE_POKEDATA, t->tid, (void *)name_at, (void *)name_was);
 out_word:
-	ptrace(PTRACE_POKETEXT, t->tid, (void *)r.insn, (void *)word);
+	if (poke)
+		ptrace(PTRACE_POKETEXT, t->tid, (void *)r.insn, (void *)word);
 out_end:
 	if (remote_end(&r) < 0 && !err)
 		err = -ESRCH;
@@ -260,6 +272,16 @@ out:
 		l->deferred_status = r.gone_status;
 	}
 	return err;
+}
+
+int fast_map_exec(struct loop *l, struct task *t, struct fast_proc *p)
+{
+	return map_from_stop(l, t, p, true);
+}
+
+int fast_map_stopped(struct loop *l, struct task *t, struct fast_proc *p)
+{
+	return map_from_stop(l, t, p, false);
 }
 
 int fast_map_fork(struct loop *l, pid_t tid, struct fast_proc *child)
