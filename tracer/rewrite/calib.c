@@ -183,7 +183,7 @@ int fast_calibrate_end(struct fast_run *f, struct fast_calib *c)
 	close(c->fd);
 	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (n != (ssize_t)sizeof(out))
+	if (n != (ssize_t)sizeof(out) || !f)
 		return -EIO;
 	nat = median_of(out.native);
 	for (r = 0; r < ROUNDS; r++) {

@@ -86,6 +86,17 @@ struct fast_proc {
 	struct fast_counters *cnt;
 };
 
+/*
+ * calib.c: f->use's call costs, measured in a child, started before the
+ * TSC's calibration (whose pause it fills) and read after it, when
+ * its ticks can be turned into ns.  0 or -errno.
+ */
+struct fast_calib {
+	pid_t pid;
+	int fd;
+};
+int fast_calibrate_start(struct fast_calib *c);
+
 struct fast_run {
 	uint64_t pool;		/* P */
 	struct rw_tsc tsc;
@@ -104,7 +115,13 @@ struct fast_run {
 	size_t nobj, capobj;
 	struct tracer_fast_use *use;	/* the result's */
 	const struct tracer_sink *sink;
+	struct rw_tsc_mark mark;	/* the TSC's first reading */
+	struct fast_calib calib;	/* the calibration child */
+	bool calibrating, clock_tried, clock_ok;
 };
+int fast_calibrate_end(struct fast_run *f, struct fast_calib *c);
+/* The clock's scale and the call costs, at first use (fast.c). */
+bool fast_clock(struct fast_run *f);
 
 struct fast_proc *fast_proc_find(struct fast_run *f, pid_t tgid);
 struct fast_proc *fast_proc_add(struct fast_run *f, pid_t tgid);
@@ -135,17 +152,6 @@ void fast_objects_free(struct fast_run *f);
 int fast_sites_of(const char *path, const uint8_t hot[128],
 		  struct rw_sites *out);
 
-/*
- * calib.c: f->use's call costs, measured in a child, started before the
- * TSC's calibration (whose pause it fills) and read after it, when
- * its ticks can be turned into ns.  0 or -errno.
- */
-struct fast_calib {
-	pid_t pid;
-	int fd;
-};
-int fast_calibrate_start(struct fast_calib *c);
-int fast_calibrate_end(struct fast_run *f, struct fast_calib *c);
 
 /* fold.c: the cells of fds [lo, hi] of p to the sink (all: hi < 0). */
 void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi);

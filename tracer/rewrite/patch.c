@@ -191,7 +191,7 @@ void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 	size_t i;
 	int mem, bytes;
 
-	if (!p->code || !p->cnt)
+	if (!p->code || !p->cnt || !fast_clock(f))
 		return;
 	o = object_of(f, file);
 	if (!o || o->err)

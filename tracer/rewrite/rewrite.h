@@ -268,8 +268,19 @@ struct rw_tsc {
 const char *rw_tsc_unusable(void);
 /* The scale that turns ticks into ns; 0 or -EINVAL. */
 int rw_tsc_scale(uint64_t ticks, uint64_t ns, struct rw_tsc *t);
-/* Measured against CLOCK_MONOTONIC over ~20 ms; 0 or -EINVAL. */
+/* Measured against CLOCK_MONOTONIC over ~2 ms; 0 or -EINVAL. */
 int rw_tsc_calibrate(struct rw_tsc *t);
+/*
+ * The same in two steps, so the time between them serves: a reading
+ * now (mark), and the scale from it at least min_ns later (since,
+ * which waits for the rest if need be).  0 or -EINVAL.
+ */
+struct rw_tsc_mark {
+	uint64_t mono, ticks;
+};
+void rw_tsc_mark(struct rw_tsc_mark *m);
+int rw_tsc_since(const struct rw_tsc_mark *m, uint64_t min_ns,
+		 struct rw_tsc *t);
 uint64_t rw_tsc_ns(const struct rw_tsc *t, uint64_t ticks);
 
 /*

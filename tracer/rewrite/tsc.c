@@ -105,13 +105,31 @@ static void tight_reading(uint64_t *mono, uint64_t *ticks)
  */
 int rw_tsc_calibrate(struct rw_tsc *t)
 {
-	struct timespec pause = { 0, 2000000 };
-	uint64_t m0, m1, k0, k1;
+	struct rw_tsc_mark m;
 
-	tight_reading(&m0, &k0);
-	nanosleep(&pause, NULL);
+	rw_tsc_mark(&m);
+	return rw_tsc_since(&m, 2000000, t);
+}
+
+void rw_tsc_mark(struct rw_tsc_mark *m)
+{
+	tight_reading(&m->mono, &m->ticks);
+}
+
+int rw_tsc_since(const struct rw_tsc_mark *m, uint64_t min_ns,
+		 struct rw_tsc *t)
+{
+	uint64_t m1, k1, now = mono_now();
+
+	if (now < m->mono + min_ns) {
+		uint64_t left = m->mono + min_ns - now;
+		struct timespec pause = { (time_t)(left / 1000000000u),
+					  (long)(left % 1000000000u) };
+
+		nanosleep(&pause, NULL);
+	}
 	tight_reading(&m1, &k1);
-	if (k1 <= k0 || m1 <= m0)
+	if (k1 <= m->ticks || m1 <= m->mono)
 		return -EINVAL;
-	return rw_tsc_scale(k1 - k0, m1 - m0, t);
+	return rw_tsc_scale(k1 - m->ticks, m1 - m->mono, t);
 }
