@@ -87,6 +87,18 @@ test_expect_success PTRACE,STRACE 'a signal in a blocked write: EINTR, counted a
 	test "$(fast_calls r)" -gt 0
 '
 
+# Its one thread on the unlocked trampolines, then 8 more on the locked
+# ones (switched at the first clone, before the thread runs): every
+# write counted, as strace counts them.
+test_expect_success PTRACE,STRACE 'one thread, then nine: every write counted' '
+	unsteady="futex|rt_sigreturn" untouched untraced \
+		"$HELPERS/latethreads" out 20000 &&
+	printf "180000\nexit 0\n" >expect &&
+	test_cmp expect got &&
+	grep -qx "write 180001 0" t.counts &&
+	test "$(fast_calls t)" -ge 180000
+'
+
 test_expect_success PTRACE 'a static program: its own libc rewritten' '
 	rm -rf d && mkdir d &&
 	"$IOTRACE" -o r -- "$HELPERS/fdcases-static" noclose "$PWD/d" &&

@@ -58,9 +58,16 @@ struct fast_object {
 #define FAST_TRAMPS 64		/* the first trampoline */
 #define FAST_ISLANDS (64u << 10)	/* bytes of islands */
 
+/*
+ * A trampoline: each site has two, locked and unlocked (no lock prefix,
+ * for a process of one thread), its island jumping to one of them.
+ */
 struct fast_tramp {
 	struct rw_tramp_spec spec;
 	uint32_t len;
+	bool unlocked;
+	uint64_t island;	/* the site's island */
+	uint64_t twin;		/* the unlocked one's locked twin */
 };
 
 struct fast_code {
@@ -71,7 +78,11 @@ struct fast_code {
 	size_t isl_used;
 	struct fast_tramp *tramp;	/* ascending spec.at */
 	size_t ntramp, captramp;
+	bool threaded;		/* a process of it has threads (or shares
+				   its memory): locked trampolines only */
 };
+/* c's islands to the locked trampolines, before a second thread runs. */
+void fast_code_threaded(struct fast_code *c);
 
 /* The counters a process's trampolines add to, and what was folded. */
 struct fast_counters {

@@ -497,11 +497,24 @@ void fast_any_stop(struct loop *l, struct task *t)
 pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,
 		    bool vfork)
 {
+	struct fast_proc *pp;
 	struct task *c;
 
 	if (!l->fast || !(c = task_find(&l->tasks, child)))
 		return 0;
 	c->fast_vfork = vfork;
+	/*
+	 * A second thread of the parent's memory (a thread, or a process
+	 * sharing it but not vfork's, whose parent waits): the locked
+	 * trampolines from now on, switched while the parent is at this
+	 * event and the child has not run.
+	 */
+	pp = fast_proc_find(l->fast, parent_tgid);
+	if (pp && pp->code && !pp->code->threaded &&
+	    (c->tgid == parent_tgid ||
+	     (!vfork && syscall(SYS_kcmp, parent_tgid, child, KCMP_VM, 0,
+				0) <= 0)))
+		fast_code_threaded(pp->code);
 	if (!c->fast_held) {
 		c->fast_parent = parent_tgid;	/* at its first stop */
 		return 0;

@@ -98,9 +98,10 @@ const struct fast_tramp *fast_tramp_at(const struct fast_code *c,
 	return NULL;
 }
 
+/* Room for two more trampolines (a site's pair). */
 static struct fast_tramp *tramp_new(struct fast_code *c)
 {
-	if (c->ntramp == c->captramp) {
+	if (c->ntramp + 2 > c->captramp) {
 		size_t cap = c->captramp ? 2 * c->captramp : 32;
 		struct fast_tramp *t = realloc(c->tramp, cap * sizeof(*t));
 
@@ -130,24 +131,52 @@ static bool site_as_filed(int mem, int file, uint64_t a,
 	       !memcmp(here, there, n);
 }
 
-/* One site at a in the process: its trampoline, island, jump. */
+/* The island's target: the .quad after its jmp *0(%rip). */
+static uint8_t *island_target(struct fast_code *c, uint64_t island)
+{
+	return c->mem + RW_POOL_CODE + (island - c->islands) + 6;
+}
+
+void fast_code_threaded(struct fast_code *c)
+{
+	size_t i;
+
+	if (!c || c->threaded)
+		return;
+	c->threaded = true;
+	/* An 8-byte store within one cache line: a fork child sharing this
+	   code and jumping through the island meanwhile reads one target
+	   or the other, never a mix. */
+	for (i = 0; i < c->ntramp; i++)
+		if (c->tramp[i].unlocked)
+			__atomic_store_n((uint64_t *)(void *)
+					 island_target(c, c->tramp[i].island),
+					 c->tramp[i].twin, __ATOMIC_RELEASE);
+}
+
+/*
+ * One site at a in the process: its trampolines (locked, and the
+ * unlocked twin a process of one thread jumps to), island, jump.
+ */
 static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
 		       int file, uint64_t a, const struct rw_site *s)
 {
 	int nr = s->nr, slot = f->slot_of[nr];
-	struct fast_tramp *t;
+	struct fast_tramp *t, *u;
 	uint8_t jmp[RW_SITE_MAX];
 	uint64_t at, isl;
+	size_t step;
 
 	if (!c->islands || c->isl_used + ISLAND_STEP > FAST_ISLANDS ||
-	    c->used + RW_TRAMP_MAX > RW_POOL_CODE || !(t = tramp_new(c)))
+	    c->used + 2 * RW_TRAMP_MAX > RW_POOL_CODE || !(t = tramp_new(c)))
 		return false;
 	at = f->pool + c->used;
 	isl = c->islands + c->isl_used;
 	if (s->len > sizeof(jmp) || !rw_site_patch(jmp, a, s->len, isl) ||
 	    !site_as_filed(mem, file, a, s))
 		return false;
-	memset(t, 0, sizeof(*t));
+	memset(t, 0, 2 * sizeof(*t));
+	u = t + 1;
 	t->spec.at = at;
 	t->spec.site = a;
 	t->spec.stub = isl + RW_ISLAND_STUB;
@@ -162,20 +191,31 @@ static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
 	t->spec.counters = f->pool + RW_POOL_COUNTERS;
 	t->spec.mult = f->tsc.mult;
 	t->spec.shift = f->tsc.shift;
+	t->island = isl;
 	t->len = (uint32_t)rw_tramp_emit(c->mem + c->used, &t->spec);
-	if (!t->len ||
-	    !rw_island_emit(c->mem + RW_POOL_CODE + c->isl_used, isl, &t->spec))
+	if (!t->len)
 		return false;
-	/* Trampoline and island are in place before anything jumps. */
+	step = (t->len + 15) & ~15u;
+	*u = *t;
+	u->spec.at = at + step;
+	u->unlocked = true;
+	u->twin = at;
+	u->len = (uint32_t)rw_tramp_emit(c->mem + c->used + step, &u->spec);
+	u->unlocked = u->len &&
+		      rw_tramp_unlock(c->mem + c->used + step, u->len, &u->spec);
+	if (!rw_island_emit(c->mem + RW_POOL_CODE + c->isl_used, isl,
+			    u->unlocked && !c->threaded ? &u->spec : &t->spec))
+		return false;
+	/* Trampolines and island are in place before anything jumps. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (pwrite(mem, jmp, s->len, (off_t)a) != (ssize_t)s->len)
 		return false;
-	c->used += (t->len + 15) & ~15u;
+	c->used += step + (u->unlocked ? step : 0);
 	c->isl_used += ISLAND_STEP;
-	c->ntramp++;
+	c->ntramp += u->unlocked ? 2 : 1;
 	/* Kept sorted for fast_tramp_at(): sites come in address order per
 	   object, objects in any. */
-	if (c->ntramp > 1 && c->tramp[c->ntramp - 2].spec.at > at)
+	if (c->ntramp > 2 && c->tramp[c->ntramp - (u->unlocked ? 3 : 2)].spec.at > at)
 		qsort(c->tramp, c->ntramp, sizeof(*c->tramp), tramp_cmp);
 	return true;
 }

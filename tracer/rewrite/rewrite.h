@@ -190,6 +190,14 @@ struct rw_tramp_spec {
  */
 size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s);
 /*
+ * Makes the trampoline rw_tramp_emit() wrote in buf (len bytes) its twin
+ * for a process of one thread: each lock prefix of its code a nop, so
+ * every offset, and what rw_tramp_leave() knows of each, stays.  The
+ * prefixes taken out, or 0 (buf untouched) if its code does not decode.
+ */
+size_t rw_tramp_unlock(uint8_t *buf, size_t len,
+		       const struct rw_tramp_spec *s);
+/*
  * The island at address island for s (RW_ISLAND_LEN bytes): jmp *0(%rip)
  * to s->at, then the restart stub at island + RW_ISLAND_STUB (which must
  * be s->stub): syscall; s->post; jmp rel32 s->site + s->resume; int3s.

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/user.h>
 #include <Zydis/Zydis.h>
+#include <Zydis/Zydis.h>
 #include "tracer/rewrite/rewrite.h"
 #include "tracer/rewrite/tramp-tmpl.h"
 
@@ -169,6 +170,43 @@ size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s)
 				    sizeof(c->max_ns[0])));
 	put64(buf, t[TT_K_MULT], s->mult);
 	return t[TT_LEN];
+}
+
+/*
+ * The twin of a trampoline rw_tramp_emit() wrote in buf (len bytes),
+ * for a process with one thread: each lock prefix of its code (before
+ * its constants) becomes a nop, so every offset, and what
+ * rw_tramp_leave() knows of each, stays.  The number of prefixes
+ * taken out, or 0 (buf as it was) when its code does not decode.
+ */
+size_t rw_tramp_unlock(uint8_t *buf, size_t len, const struct rw_tramp_spec *s)
+{
+	const uint32_t *t = tramp_row(s);
+	ZydisDecodedInstruction insn;
+	ZydisDecoderContext ctx;
+	ZydisDecoder dec;
+	size_t off = 0, n = 0, code, i;
+	size_t at[64];
+
+	if (!t || len < t[TT_LEN] ||
+	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return 0;
+	code = t[TT_K_SLOW] ? t[TT_K_SLOW] : t[TT_K_BACK];
+	while (off < code) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, &ctx,
+				buf + off, code - off, &insn)))
+			return 0;
+		for (i = 0; (insn.attributes & ZYDIS_ATTRIB_HAS_LOCK) &&
+			    i < insn.raw.prefix_count; i++)
+			if (insn.raw.prefixes[i].value == 0xf0 &&
+			    n < sizeof(at) / sizeof(*at))
+				at[n++] = off + i;
+		off += insn.length;
+	}
+	for (i = 0; i < n; i++)
+		buf[at[i]] = 0x90;
+	return n;
 }
 
 /* The rel32 of a jmp whose 5 bytes end at from, to to; false if out of

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of rw_tramp_unlock() (tracer/rewrite/tramp.c): the twin a
+ * process of one thread runs has each lock prefix of the trampoline's
+ * code turned into a nop and nothing else changed, so every offset
+ * rw_tramp_leave() knows stays; its constants (which may hold 0xf0
+ * bytes) are never touched; code that does not decode is refused whole.
+ */
+#include <string.h>
+#include <Zydis/Zydis.h>
+#include "tracer/rewrite/rewrite.h"
+#include "tests/unit/tap.h"
+
+/* Locked instructions in buf's first n bytes, decoded; -1: undecodable. */
+static int locked_in(const uint8_t *buf, size_t n)
+{
+	ZydisDecodedInstruction insn;
+	ZydisDecoderContext ctx;
+	ZydisDecoder dec;
+	size_t off = 0;
+	int locked = 0;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+			 ZYDIS_STACK_WIDTH_64);
+	while (off < n) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, &ctx,
+				buf + off, n - off, &insn)))
+			return -1;
+		locked += !!(insn.attributes & ZYDIS_ATTRIB_HAS_LOCK);
+		off += insn.length;
+	}
+	return locked;
+}
+
+/* Where the code ends: the first constant is site + resume or the stub,
+ * which emit put as 8 bytes the test can find. */
+static size_t code_end(const uint8_t *buf, size_t len, uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i++)
+		if (!memcmp(buf + i, &v, 8))
+			return i;
+	return len;
+}
+
+static void test_variants(void)
+{
+	struct rw_tramp_spec s;
+	uint8_t a[RW_TRAMP_MAX], b[RW_TRAMP_MAX];
+	size_t len, n, i, end;
+	bool only_locks;
+	int r, m;
+
+	memset(&s, 0, sizeof(s));
+	s.at = 0x200000000000ull;
+	s.site = 0x7f0000001000ull;
+	s.stub = 0x7f0000f00000ull + RW_ISLAND_STUB;
+	s.resume = 7;
+	s.nr = 1;
+	/* counters whose bytes hold 0xf0: a constant emit writes must not
+	   be taken for a prefix */
+	s.counters = 0x2000f0f0f000ull;
+	s.mult = 0xf0f0f0f0ull;
+	for (r = RW_NOREG; r <= RW_R9; r++) {
+		for (m = 0; m < 4; m++) {
+			s.fd_reg = r;
+			s.moves_data = m & 1;
+			s.size_reg = m & 2 ? RW_RDX : RW_NOREG;
+			len = rw_tramp_emit(a, &s);
+			memcpy(b, a, len);
+			n = rw_tramp_unlock(b, len, &s);
+			end = code_end(a, len, r == RW_NOREG ?
+				       s.site + s.resume : s.stub);
+			only_locks = true;
+			for (i = 0; i < len; i++)
+				if (a[i] != b[i] &&
+				    (a[i] != 0xf0 || b[i] != 0x90 || i >= end))
+					only_locks = false;
+			ok(len && n > 0 && (int)n == locked_in(a, end) &&
+			   locked_in(b, end) == 0 && only_locks &&
+			   !memcmp(a + end, b + end, len - end),
+			   "fd register %d, moves %d, size %d: %zu lock "
+			   "prefixes out, nothing else changed", r, m & 1,
+			   s.size_reg, n);
+		}
+	}
+}
+
+static void test_refused(void)
+{
+	struct rw_tramp_spec s;
+	uint8_t a[RW_TRAMP_MAX], b[RW_TRAMP_MAX];
+	size_t len;
+
+	memset(&s, 0, sizeof(s));
+	s.site = 0x7f0000001000ull;
+	s.stub = 0x7f0000f00000ull + RW_ISLAND_STUB;
+	s.resume = 7;
+	s.nr = 1;
+	s.fd_reg = RW_RDI;
+	s.size_reg = RW_RDX;
+	len = rw_tramp_emit(a, &s);
+	memset(a, 0x0f, 16);	/* 0f 0f...: no instruction */
+	memcpy(b, a, len);
+	ok(len && rw_tramp_unlock(b, len, &s) == 0 && !memcmp(a, b, len),
+	   "code that does not decode: refused, left as it was");
+	ok(rw_tramp_unlock(b, len - 1 < 8 ? 0 : 8, &s) == 0,
+	   "a buffer shorter than the trampoline: refused");
+}
+
+int main(void)
+{
+	test_variants();
+	test_refused();
+	return done_testing();
+}
