@@ -235,22 +235,7 @@ void agent_image_release(struct agent_image *im)
 /* Where tid's vDSO is (one /proc read per execve), or 0. */
 static uint64_t vdso_of(pid_t tid)
 {
-	uint64_t av[2 * 64];
-	char path[32];
-	ssize_t n;
-	int fd;
-	size_t i;
-
-	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, av, sizeof(av));
-	close(fd);
-	for (i = 0; n > 0 && i + 1 < (size_t)n / 8; i += 2)
-		if (av[i] == AT_SYSINFO_EHDR)
-			return av[i + 1];
-	return 0;
+	return task_auxv(tid, AT_SYSINFO_EHDR);
 }
 
 /* Makes the task, at a syscall stop, call nr(a, b, c, d) from ip next. */

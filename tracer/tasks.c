@@ -162,3 +162,23 @@ pid_t task_ns_tid(pid_t tid)
 	}
 	return (pid_t)id;
 }
+
+uint64_t task_auxv(pid_t tid, uint64_t type)
+{
+	uint64_t av[2 * 64];
+	char path[32];
+	ssize_t n;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, av, sizeof(av));
+	close(fd);
+	for (i = 0; n > 0 && i + 1 < (size_t)n / 8; i += 2)
+		if (av[i] == type)
+			return av[i + 1];
+	return 0;
+}

@@ -197,6 +197,8 @@ struct task *task_find(struct task_table *tt, pid_t tid);
 void task_del(struct task_table *tt, pid_t tid);
 /* Number field of /proc/TID/status ("Tgid"), or missing. */
 long task_status_field(pid_t tid, const char *field, long missing);
+/* The value of type in tid's auxiliary vector (/proc/TID/auxv), or 0. */
+uint64_t task_auxv(pid_t tid, uint64_t type);
 /* tid as its own (innermost) pid namespace sees it: NSpid's last id. */
 pid_t task_ns_tid(pid_t tid);
 

@@ -6,6 +6,8 @@
  * so its memory follows live tasks only.
  */
 #include <stdlib.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 #include "tracer/tracer-int.h"
 #include "tests/unit/tap.h"
 
@@ -120,9 +122,21 @@ static void test_collisions(void)
 	task_table_release(&tt);
 }
 
+/* task_auxv(): the values the kernel gave this process, from /proc. */
+static void test_auxv(void)
+{
+	ok(task_auxv(getpid(), AT_PAGESZ) == getauxval(AT_PAGESZ) &&
+	   task_auxv(getpid(), AT_SYSINFO_EHDR) == getauxval(AT_SYSINFO_EHDR) &&
+	   task_auxv(getpid(), AT_PHDR) == getauxval(AT_PHDR),
+	   "task_auxv reads what getauxval has: page size, vDSO, phdrs");
+	ok(task_auxv(getpid(), 0xdead) == 0 && task_auxv(-1, AT_PAGESZ) == 0,
+	   "an absent type, or no such task: 0");
+}
+
 int main(void)
 {
 	test_insert_delete();
 	test_collisions();
+	test_auxv();
 	return done_testing();
 }

@@ -73,25 +73,9 @@ static int64_t remote_mmap(struct remote *r, uint64_t at, uint64_t len,
 /* AT_BASE (the interpreter) or else AT_PHDR of tid, from its auxv. */
 static uint64_t image_base(pid_t tid)
 {
-	uint64_t av[2 * 64], base = 0, phdr = 0;
-	char path[32];
-	ssize_t n;
-	size_t i;
-	int fd;
+	uint64_t base = task_auxv(tid, AT_BASE);
 
-	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, av, sizeof(av));
-	close(fd);
-	for (i = 0; n > 0 && i + 1 < (size_t)n / 8; i += 2) {
-		if (av[i] == AT_BASE)
-			base = av[i + 1];
-		else if (av[i] == AT_PHDR)
-			phdr = av[i + 1];
-	}
-	return base ? base : phdr;
+	return base ? base : task_auxv(tid, AT_PHDR);
 }
 
 /*
