@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The sites of an object kept between runs (fast-int.h): decoding
- * libc's text takes ~100 ms, ten times what a short command runs, and
+ * libc's text takes longer than a short command runs, and
  * every run would pay it again for the same file.  The answer for one
  * file (device, inode, size, mtime) and one set of hot calls is saved in
  * $XDG_CACHE_HOME/iotrace (~/.cache/iotrace), written to a temporary

@@ -191,9 +191,8 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	}
 	/*
 	 * The calibration child's rounds fill the TSC's interval.  Both
-	 * before the command starts: run beside it, the child measured
-	 * calls half again dearer (184-189 ns against 120 on an idle
-	 * machine) and saved no time.
+	 * before the command starts: run beside it, the child measures
+	 * calls dearer than they are, and saves no time.
 	 */
 	rw_tsc_mark(&f->mark);
 	f->calibrating = fast_calibrate_start(&f->calib) == 0;
