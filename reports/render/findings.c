@@ -68,13 +68,20 @@ void finding_end(struct emit *e)
 	v[out->n++] = (struct finding){ e->rule, e->about, e->text };
 }
 
+/*
+ * The share as the table's "% time" cell computes it: microseconds as
+ * printed over the total of the rows' printed microseconds, so a
+ * finding about one row quotes that row's cell (with the fast path's
+ * sub-microsecond calls the nanosecond total and the cells' can differ
+ * in the last digit).
+ */
 void findings_print_share(FILE *f, const struct profile *p,
 			  const struct report_opts *o, uint64_t ns)
 {
 	struct profile_totals t;
 
 	profile_totals(p, &t);
-	fprintf(f, "%.2f%%", pct(ns, totals_time(&t, o)));
+	fprintf(f, "%.2f%%", pct(profile_round_us(ns), totals_time_us(&t, o)));
 }
 
 uint64_t findings_busy_time(const struct profile *p,
