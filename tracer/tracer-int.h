@@ -177,7 +177,8 @@ struct task {
 	/* The fast path only (tracer/rewrite/fast.c): */
 	bool fast_map;		/* an mmap of code: patch at its exit */
 	bool fast_held;		/* a new task held at its first stop */
-	bool fast_vfork;	/* made by vfork: shares its parent's memory */
+	bool fast_shares;	/* a process on its parent's memory (vfork,
+				   CLONE_VM, or kcmp could not tell) */
 	int fast_held_status;	/* that stop's status */
 	pid_t fast_held_ppid;	/* and its parent, as /proc said then */
 	pid_t fast_parent;	/* set up at its first stop as its child */

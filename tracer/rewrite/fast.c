@@ -279,46 +279,61 @@ static bool is_exec(int nr)
  * while the sink can still name their files; an mmap of a file with
  * PROT_EXEC wants its exit, where the mapping's address is known.
  */
+/*
+ * The fds [*lo, *hi] call nr of t frees (all for execve: hi < 0), as its
+ * fact says; false for a call that frees none.  Decided from the call
+ * alone, before any table is searched: most entries need nothing.
+ */
+static bool frees_fds(const struct task *t, int *lo, int *hi)
+{
+	const struct syscall_fact *fact;
+
+	if (is_exec(t->nr)) {
+		*lo = 0;
+		*hi = -1;
+		return true;
+	}
+	fact = syscall_fact(0, t->nr);
+	switch (fact ? fact->fx : FX_NONE) {
+	case FX_ARG0:		/* close */
+		*lo = *hi = (int)t->args[0];
+		return true;
+	case FX_ARG1:		/* dup2, dup3: the target */
+		*lo = *hi = (int)t->args[1];
+		return true;
+	case FX_RANGE:		/* close_range */
+		*lo = (int)(t->args[0] < RW_FDS ? t->args[0] : RW_FDS);
+		*hi = (int)(t->args[1] < RW_FDS ? t->args[1] : RW_FDS - 1);
+		return true;
+	default:
+		return false;
+	}
+}
+
 void fast_entry(struct loop *l, struct task *t)
 {
 	struct fast_run *f = l->fast;
-	const struct syscall_fact *fact;
 	struct fast_proc *p;
+	bool maps_code;
+	int lo, hi;
 
 	if (!f || t->arch != syscall_pers[0].arch)
 		return;
-	p = fast_proc_find(f, t->tgid ? t->tgid : t->tid);
 	/* The new image gets the pool at the exit, whatever the plan. */
 	if (is_exec(t->nr))
 		t->in_syscall = true;
+	maps_code = t->nr == SYS_mmap && (t->args[2] & PROT_EXEC) &&
+		    (int)t->args[4] >= 0 && !(t->args[3] & MAP_ANONYMOUS);
+	if (!maps_code && !frees_fds(t, &lo, &hi))
+		return;
+	p = fast_proc_find(f, t->tgid ? t->tgid : t->tid);
 	if (!p)
 		return;
-	if (t->nr == SYS_mmap && (t->args[2] & PROT_EXEC) &&
-	    (int)t->args[4] >= 0 && !(t->args[3] & MAP_ANONYMOUS)) {
+	if (maps_code) {
 		t->fast_map = true;
 		t->in_syscall = true;
-		return;
-	}
-	if (is_exec(t->nr)) {
-		fast_fold(f, p, 0, -1);
-		return;
-	}
-	fact = syscall_fact(0, t->nr);
-	if (!fact)
-		return;
-	switch (fact->fx) {
-	case FX_ARG0:		/* close */
-		fast_fold(f, p, (int)t->args[0], (int)t->args[0]);
-		break;
-	case FX_ARG1:		/* dup2, dup3: the target */
-		fast_fold(f, p, (int)t->args[1], (int)t->args[1]);
-		break;
-	case FX_RANGE:		/* close_range */
-		fast_fold(f, p, (int)(t->args[0] < RW_FDS ? t->args[0] :
-				       RW_FDS),
-			  (int)(t->args[1] < RW_FDS ? t->args[1] :
-				RW_FDS - 1));
-		break;
+	} else {
+		fast_fold(f, p, lo, hi);
 	}
 }
 
@@ -454,9 +469,7 @@ static void setup_child(struct loop *l, struct task *c, pid_t parent_tgid)
 		return;
 	pp = fast_proc_find(f, parent_tgid);	/* the table may have moved */
 	cp->code = fast_code_get(pp->code);
-	/* kcmp: 0 for one memory, 1 or 2 (an order) for two, -1: unknown. */
-	if (c->fast_vfork ||
-	    syscall(SYS_kcmp, parent_tgid, c->tid, KCMP_VM, 0, 0) <= 0) {
+	if (c->fast_shares) {
 		/* One memory (or kcmp cannot tell): one page of counters. */
 		cp->cnt = fast_counters_get(pp->cnt);
 		return;
@@ -501,18 +514,19 @@ pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,
 
 	if (!l->fast || !(c = task_find(&l->tasks, child)))
 		return 0;
-	c->fast_vfork = vfork;
+	pp = fast_proc_find(l->fast, parent_tgid);
+	/* A process of the parent's memory: vfork's, CLONE_VM's (kcmp: 0
+	   for one memory, 1 or 2, an order, for two; -1 cannot tell). */
+	c->fast_shares = pp && c->tgid != parent_tgid &&
+			 (vfork || syscall(SYS_kcmp, parent_tgid, child,
+					   KCMP_VM, 0, 0) <= 0);
 	/*
-	 * A second thread of the parent's memory (a thread, or a process
+	 * A second thread on the parent's memory (a thread, or a process
 	 * sharing it but not vfork's, whose parent waits): the locked
 	 * trampolines from now on, switched while the parent is at this
 	 * event and the child has not run.
 	 */
-	pp = fast_proc_find(l->fast, parent_tgid);
-	if (pp && pp->code && !pp->code->threaded &&
-	    (c->tgid == parent_tgid ||
-	     (!vfork && syscall(SYS_kcmp, parent_tgid, child, KCMP_VM, 0,
-				0) <= 0)))
+	if (pp && (c->tgid == parent_tgid || (c->fast_shares && !vfork)))
 		fast_code_threaded(pp->code);
 	if (!c->fast_held) {
 		c->fast_parent = parent_tgid;	/* at its first stop */

@@ -131,48 +131,62 @@ static void deliver(const struct fast_run *f, const struct tracer_aggregate *a)
 		f->sink->aggregate(f->sink->ctx, a);
 }
 
+static void cell_add(struct rw_cell *sum, const struct rw_cell *d)
+{
+	sum->calls += d->calls;
+	sum->errors += d->errors;
+	sum->ns += d->ns;
+	sum->bytes += d->bytes;
+	sum->req += d->req;
+	sum->shorts += d->shorts;
+	sum->einval += d->einval;
+}
+
+/*
+ * Fd by fd, so each fd's file is described once, however many calls
+ * used it; each call's totals once all the fds are done.
+ */
 void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 {
 	struct fast_counters *c = p->cnt;
 	struct tracer_aggregate tot, share;
+	struct rw_cell d, sum[RW_SLOTS];
 	struct tracer_file file;
-	struct rw_cell d, sum;
-	bool any, described;
+	bool described;
 	int slot, fd;
 
 	if (!c)
 		return;
 	if (hi < 0 || hi >= RW_FDS)
 		hi = RW_FDS - 1;
-	for (slot = 0; slot < f->nslots; slot++) {
-		memset(&sum, 0, sizeof(sum));
-		any = false;
-		for (fd = lo < 0 ? 0 : lo; fd <= hi; fd++) {
+	memset(sum, 0, sizeof(sum));
+	for (fd = lo < 0 ? 0 : lo; fd <= hi; fd++) {
+		described = false;
+		for (slot = 0; slot < f->nslots; slot++) {
 			if (!cell_delta(&c->mem->cell[slot][fd],
 					&c->folded->cell[slot][fd], &d))
 				continue;
-			any = true;
-			sum.calls += d.calls;
-			sum.errors += d.errors;
-			sum.ns += d.ns;
-			sum.bytes += d.bytes;
-			sum.req += d.req;
-			sum.shorts += d.shorts;
-			sum.einval += d.einval;
-			memset(&file, 0, sizeof(file));
-			described = fd_describe(p->tgid, fd, &file.desc) == 0;
-			file.state = described ? TRACER_FILE_DESC :
-				     TRACER_FILE_UNRESOLVED;
+			cell_add(&sum[slot], &d);
+			if (!described) {
+				memset(&file, 0, sizeof(file));
+				file.state = fd_describe(p->tgid, fd,
+							 &file.desc) == 0 ?
+					     TRACER_FILE_DESC :
+					     TRACER_FILE_UNRESOLVED;
+				described = true;
+			}
 			aggregate_of(f, slot, &d, &share);
 			share.file = &file;
 			deliver(f, &share);
 		}
-		if (!any)
+	}
+	for (slot = 0; slot < f->nslots; slot++) {
+		if (!sum[slot].calls)
 			continue;
-		aggregate_of(f, slot, &sum, &tot);
+		aggregate_of(f, slot, &sum[slot], &tot);
 		if (f->how[slot].timed)
 			slot_extras(f, c, slot, &tot);
 		deliver(f, &tot);
-		f->use->calls += sum.calls;
+		f->use->calls += sum[slot].calls;
 	}
 }
