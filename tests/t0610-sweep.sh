@@ -92,7 +92,7 @@ test_expect_success PTRACE 'sweep: a finding said once for the points it holds a
 		dd if=/dev/zero of=out bs={} count=2000 >t.txt 2>/dev/null &&
 	sed "1,/^Findings that differ between points:$/d" t.txt >f.txt &&
 	test $(grep -c "^  bs=[^:]*: write: " f.txt) = 1 &&
-	grep "^  bs=1,2 (figures at bs=1): write: 2,003 calls averaging 1 byte.* A 64 KiB buffer would make ~1 calls\.$" f.txt
+	grep "^  bs=1,2 (figures at bs=1): write: 2,003 calls averaging 1 byte.* A 64 KiB buffer would make ~1 call\.$" f.txt
 '
 
 test_expect_success PTRACE 'sweep --svg writes a well-formed SVG' '

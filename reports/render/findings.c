@@ -176,8 +176,9 @@ static void tiny_io(struct emit *e, const struct profile *p,
 			plural(mean, "byte", "bytes"));
 		print_share_of_run(f, p, row_time(r, o));
 		print_site(f, p, r, o);
-		fprintf(f, ". A 64 KiB buffer would make ~%s calls.",
-			fmt_thousands(fewer, sizeof(fewer), after));
+		fprintf(f, ". A 64 KiB buffer would make ~%s %s.",
+			fmt_thousands(fewer, sizeof(fewer), after),
+			plural(after, "call", "calls"));
 		finding_end(e);
 	}
 }
