@@ -225,12 +225,17 @@ struct tracer_fast_use {
 				   (rewrite.h's refusals), in the objects
 				   looked at */
 	uint64_t calls;		/* calls the trampolines counted */
+	uint64_t calls_locked;	/* of them, in processes that had threads
+				   (or shared their memory): locked code */
 	uint64_t interrupted;	/* of them, interrupted by a signal */
 	/* Measured at the start (tracer/rewrite/calib.c): what a call
-	   through a trampoline adds to the wall (a range), and what the
-	   trampoline's clock counts that the call untraced would not take:
-	   subtracted from each call's time. */
-	uint64_t call_lo_ns, call_hi_ns, inflation_ns;
+	   through a trampoline adds to the wall (a range), through the
+	   twin a process of one thread runs and through the locked one,
+	   and what the trampoline's clock counts that the call untraced
+	   would not take: subtracted from each call's time. */
+	uint64_t call_lo_ns, call_hi_ns;
+	uint64_t locked_call_lo_ns, locked_call_hi_ns;
+	uint64_t inflation_ns;
 };
 
 struct tracer_result {

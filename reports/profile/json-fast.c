@@ -9,20 +9,32 @@
 #include <string.h>
 #include "reports/profile/jload.h"
 
+/* later: a key runs saved before it lack, 0 then. */
 static const struct {
 	const char *key;
 	size_t offset;
+	bool later;
 } fields[] = {
-	{ "calls", offsetof(struct profile_fast, calls) },
-	{ "interrupted_calls", offsetof(struct profile_fast, interrupted) },
-	{ "processes", offsetof(struct profile_fast, procs) },
-	{ "processes_failed", offsetof(struct profile_fast, procs_failed) },
-	{ "sites", offsetof(struct profile_fast, sites) },
-	{ "sites_unpatched", offsetof(struct profile_fast, sites_unpatched) },
-	{ "sites_other_shapes", offsetof(struct profile_fast, sites_refused) },
-	{ "call_lo_ns", offsetof(struct profile_fast, call_lo_ns) },
-	{ "call_hi_ns", offsetof(struct profile_fast, call_hi_ns) },
-	{ "inflation_ns", offsetof(struct profile_fast, inflation_ns) },
+	{ "calls", offsetof(struct profile_fast, calls), false },
+	{ "calls_locked", offsetof(struct profile_fast, calls_locked), true },
+	{ "interrupted_calls", offsetof(struct profile_fast, interrupted),
+	  false },
+	{ "processes", offsetof(struct profile_fast, procs), false },
+	{ "processes_failed", offsetof(struct profile_fast, procs_failed),
+	  false },
+	{ "sites", offsetof(struct profile_fast, sites), false },
+	{ "sites_unpatched", offsetof(struct profile_fast, sites_unpatched),
+	  false },
+	{ "sites_other_shapes", offsetof(struct profile_fast, sites_refused),
+	  false },
+	{ "call_lo_ns", offsetof(struct profile_fast, call_lo_ns), false },
+	{ "call_hi_ns", offsetof(struct profile_fast, call_hi_ns), false },
+	{ "locked_call_lo_ns", offsetof(struct profile_fast,
+					locked_call_lo_ns), true },
+	{ "locked_call_hi_ns", offsetof(struct profile_fast,
+					locked_call_hi_ns), true },
+	{ "inflation_ns", offsetof(struct profile_fast, inflation_ns),
+	  false },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -41,6 +53,7 @@ void profile_set_fast(struct profile *p, const struct tracer_fast_use *u)
 	snprintf(f->why_off, sizeof(f->why_off), "%s",
 		 u->why_off ? u->why_off : "");
 	f->calls = u->calls;
+	f->calls_locked = u->calls_locked;
 	f->interrupted = u->interrupted;
 	f->procs = u->procs;
 	f->procs_failed = u->procs_failed;
@@ -49,6 +62,8 @@ void profile_set_fast(struct profile *p, const struct tracer_fast_use *u)
 	f->sites_refused = u->sites_refused;
 	f->call_lo_ns = u->call_lo_ns;
 	f->call_hi_ns = u->call_hi_ns;
+	f->locked_call_lo_ns = u->locked_call_lo_ns;
+	f->locked_call_hi_ns = u->locked_call_hi_ns;
 	f->inflation_ns = u->inflation_ns;
 }
 
@@ -96,7 +111,8 @@ int load_fast(struct jload *j, struct profile *p, json_t *doc)
 				  sizeof(f.why_off)) < 0)
 		return -1;
 	for (i = 0; f.on && i < NFIELDS; i++)
-		if (jload_u64(j, o, fields[i].key, field(&f, i)) < 0)
+		if ((!fields[i].later || json_object_get(o, fields[i].key)) &&
+		    jload_u64(j, o, fields[i].key, field(&f, i)) < 0)
 			return -1;
 	jload_pop(j);
 	p->fast = f;

@@ -366,14 +366,18 @@ struct profile_engines {
 struct profile_fast {
 	bool known, on;
 	char why_off[PROFILE_WHY_MAX];
-	uint64_t calls, interrupted;
+	uint64_t calls, calls_locked, interrupted;
 	uint64_t procs, procs_failed;
 	uint64_t sites, sites_unpatched, sites_refused;
 	/* Calibrated at the run's start (tracer_fast_use): what a call
-	   through a trampoline adds to the wall, as a range, and what its
-	   own clock counts that the call untraced would not take (the
-	   filter's entry), subtracted from the times. */
-	uint64_t call_lo_ns, call_hi_ns, inflation_ns;
+	   through a trampoline adds to the wall, as a range, through a
+	   process of one thread's twin and through the locked one (0 in
+	   runs saved before it: the call_ figures then), and what its own
+	   clock counts that the call untraced would not take (the filter's
+	   entry), subtracted from the times. */
+	uint64_t call_lo_ns, call_hi_ns;
+	uint64_t locked_call_lo_ns, locked_call_hi_ns;
+	uint64_t inflation_ns;
 };
 
 struct profile {

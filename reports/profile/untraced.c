@@ -181,6 +181,24 @@ static void syscall_time(const struct profile *p, struct profile_estimate *e)
 }
 
 /*
+ * What the fast path's calls added to the wall, least and most: the
+ * filter and the trampoline, as the run's own calibration measured them,
+ * the twin's cost for the calls of processes of one thread (a run saved
+ * before the two were told apart has the one figure).
+ */
+static void fast_added(const struct profile *p, uint64_t *lo, uint64_t *hi)
+{
+	const struct profile_fast *f = &p->fast;
+	uint64_t locked = f->calls_locked < f->calls ? f->calls_locked :
+			  f->calls;
+
+	*lo = (f->calls - locked) * f->call_lo_ns + locked *
+	      (f->locked_call_lo_ns ? f->locked_call_lo_ns : f->call_lo_ns);
+	*hi = (f->calls - locked) * f->call_hi_ns + locked *
+	      (f->locked_call_hi_ns ? f->locked_call_hi_ns : f->call_hi_ns);
+}
+
+/*
  * Tracing adds the tracer's own work at each stop, measured during the
  * run, and per stop the context switches and wake-ups around it, which
  * only calibration can measure, within STOP_MARGIN_PCT.
@@ -190,14 +208,13 @@ static void added(const struct profile *p, struct profile_estimate *e)
 	const struct profile_cost *c = &p->cost;
 	uint64_t lo = c->stop_lo_ns * (100 - STOP_MARGIN_LOW_PCT) / 100;
 	uint64_t hi = c->stop_hi_ns * (100 + STOP_MARGIN_PCT) / 100;
-	uint64_t d_lo, d_hi, d;
+	uint64_t d_lo, d_hi, d, f_lo, f_hi;
 
 	dispatch_added(p, &d_lo, &d_hi, &d);
-	/* The fast path's calls: the filter and the trampoline, as the
-	   run's own calibration measured them. */
-	d_lo += p->fast.calls * p->fast.call_lo_ns;
-	d_hi += p->fast.calls * p->fast.call_hi_ns;
-	d += p->fast.calls * (p->fast.call_lo_ns + p->fast.call_hi_ns) / 2;
+	fast_added(p, &f_lo, &f_hi);
+	d_lo += f_lo;
+	d_hi += f_hi;
+	d += (f_lo + f_hi) / 2;
 	e->added_lo_ns = c->busy_ns + p->stops * lo + d_lo;
 	e->added_hi_ns = c->busy_ns + p->stops * hi + d_hi;
 	e->added_ns = c->busy_ns +
@@ -214,15 +231,16 @@ static uint64_t cpu_floor(const struct profile *p)
 {
 	const struct profile_cost *c = &p->cost;
 	uint64_t per_stop = c->stop_hi_ns * (100 + STOP_MARGIN_PCT) / 100;
-	uint64_t agent, unused;
+	uint64_t agent, unused, fast;
 
 	if (!c->cpu_known)
 		return 0;
 	dispatch_added(p, &unused, &agent, &unused);
+	fast_added(p, &unused, &fast);
 	/* The agent's handler and signals are the program's CPU time, and
 	   so are the fast path's trampolines and filter. */
 	return minus(minus(c->user_ns + minus(c->sys_ns, p->stops * per_stop),
-			   agent), p->fast.calls * p->fast.call_hi_ns);
+			   agent), fast);
 }
 
 /*
@@ -260,7 +278,7 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 {
 	const struct profile_cost *c = &p->cost;
 	bool contradicted, measured;
-	uint64_t user, spread;
+	uint64_t user, spread, fast_hi;
 
 	memset(e, 0, sizeof(*e));
 	e->method = !p->engines.known ? METHOD_STOPS :
@@ -284,8 +302,9 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 		e->wall_lo_ns = minus(e->wall_lo_ns,
 				      e->syscall_ns - e->syscall_lo_ns);
 	/* The agent's handler runs as the program's user time: no floor. */
+	fast_added(p, &user, &fast_hi);
 	user = c->cpu_known && !agent_timed(p) ?
-	       minus(c->user_ns, p->fast.calls * p->fast.call_hi_ns) : 0;
+	       minus(c->user_ns, fast_hi) : 0;
 	if (!c->many_tasks && e->wall_lo_ns < user + e->syscall_lo_ns)
 		e->wall_lo_ns = user + e->syscall_lo_ns;
 	/*

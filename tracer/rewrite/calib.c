@@ -6,12 +6,13 @@
  * own: untraced first, then under a seccomp filter that, like the run's,
  * lets calls from the trampolines' pages through at its first test, both
  * from the site as it was and from the site rewritten to a trampoline
- * (rewrite.h's code, as the run emits it).  Per round, the medians of
- * its calls: what the trampoline adds to the wall (rewritten - untraced)
- * and what its clock counts that the call untraced would not take (the
- * filter's entry path: filtered - untraced); the figures are the medians
- * over rounds, the range their lowest and highest.  Nothing here runs in
- * iotrace's own process.
+ * (rewrite.h's code, as the run emits it), locked and as the twin a
+ * process of one thread runs.  Per round, the calls' mean in a loop, as
+ * a program makes them: what a trampoline adds to the wall (rewritten -
+ * untraced) and what its clock counts that the call untraced would not
+ * take (the filter's entry path: filtered - untraced); the figures are
+ * the medians over rounds, the ranges the second lowest and highest.
+ * Nothing here runs in iotrace's own process.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,12 +28,13 @@
 #include <x86intrin.h>
 #include "tracer/rewrite/fast-int.h"
 
-#define CALLS 256		/* per round and way */
+#define CALLS 128		/* per round and way */
 #define ROUNDS 7
 #define PAGE 4096ul
 
 struct calib_out {
-	uint64_t native[ROUNDS], filtered[ROUNDS], tramp[ROUNDS];	/* ticks */
+	uint64_t native[ROUNDS], filtered[ROUNDS], tramp[ROUNDS],
+		 twin[ROUNDS];	/* ticks */
 };
 
 typedef long (*site_fn)(long fd, const void *buf, long n);
@@ -47,20 +49,21 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median of CALLS calls of fn, in ticks a call. */
+/*
+ * CALLS calls of fn back to back, as a program's loop makes them, in
+ * ticks a call: one clock around them all, since a clock read around
+ * each would keep the next call from overlapping this one's end.
+ */
 static uint64_t round_of(site_fn fn, int fd)
 {
-	uint64_t t[CALLS], t0;
+	uint64_t t0;
 	char c = 0;
 	int i;
 
-	for (i = 0; i < CALLS; i++) {
-		t0 = __rdtsc();
+	t0 = __rdtsc();
+	for (i = 0; i < CALLS; i++)
 		fn(fd, &c, 1);
-		t[i] = __rdtsc() - t0;
-	}
-	qsort(t, CALLS, sizeof(*t), cmp_u64);
-	return t[CALLS / 2];
+	return (__rdtsc() - t0) / CALLS;
 }
 
 static int load_filter(uint64_t lo, uint64_t size)
@@ -84,14 +87,33 @@ static int load_filter(uint64_t lo, uint64_t size)
 }
 
 /*
- * The child's side: a page of code (the site twice: as it was, and
- * rewritten to jump to an island in the same page), the trampoline's
- * page at a page-aligned address of its own, counters.
+ * The site again at code + at, rewritten to jump to its island 64 bytes
+ * further, which reaches the trampoline at tramp + t (spec s, filled).
+ */
+static bool emit(uint8_t *code, uint8_t *tramp, size_t at, size_t t,
+		 struct rw_tramp_spec *s)
+{
+	memcpy(code + at, site_code, sizeof(site_code));
+	s->at = (uint64_t)tramp + t;
+	s->site = (uint64_t)code + at;
+	s->stub = (uint64_t)code + at + 64 + RW_ISLAND_STUB;
+	return rw_tramp_emit(tramp + t, s) &&
+	       rw_island_emit(code + at + 64, (uint64_t)code + at + 64, s) &&
+	       rw_site_patch(code + at, (uint64_t)code + at, RW_SITE_LEN,
+			     (uint64_t)code + at + 64);
+}
+
+/*
+ * The child's side: a page of code (the site three times: as it was,
+ * and rewritten to jump to an island in the same page, for the locked
+ * trampoline and for its twin), the trampolines' page at a page-aligned
+ * address of its own, counters.
  */
 static int measure(struct calib_out *out)
 {
-	struct rw_tramp_spec s;
+	struct rw_tramp_spec s, twin;
 	uint8_t *code, *tramp;
+	size_t len;
 	void *cnt;
 	int fd, r, err;
 
@@ -106,11 +128,7 @@ static int measure(struct calib_out *out)
 	    fd < 0 || fd >= RW_FDS)
 		return -ENOMEM;
 	memcpy(code, site_code, sizeof(site_code));
-	memcpy(code + 64, site_code, sizeof(site_code));
 	memset(&s, 0, sizeof(s));
-	s.at = (uint64_t)tramp;
-	s.site = (uint64_t)code + 64;
-	s.stub = (uint64_t)code + 128 + RW_ISLAND_STUB;
 	s.resume = 7;
 	s.nr = SYS_write;
 	s.fd_reg = RW_RDI;
@@ -119,11 +137,12 @@ static int measure(struct calib_out *out)
 	s.counters = (uint64_t)cnt;
 	s.mult = 1;	/* its own clock is not read: the rounds' ticks are */
 	s.shift = 0;
-	if (!rw_tramp_emit(tramp, &s))
+	twin = s;
+	if (!emit(code, tramp, 64, 0, &s) ||
+	    !emit(code, tramp, 192, PAGE / 2, &twin))
 		return -EINVAL;
-	if (!rw_island_emit(code + 128, (uint64_t)code + 128, &s) ||
-	    !rw_site_patch(code + 64, (uint64_t)code + 64, RW_SITE_LEN,
-			   (uint64_t)code + 128))
+	len = rw_tramp_emit(tramp + PAGE / 2, &twin);
+	if (!rw_tramp_unlock(tramp + PAGE / 2, len, &twin))
 		return -EINVAL;
 	if (mprotect(code, PAGE, PROT_READ | PROT_EXEC) < 0 ||
 	    mprotect(tramp, PAGE, PROT_READ | PROT_EXEC) < 0)
@@ -136,6 +155,7 @@ static int measure(struct calib_out *out)
 	for (r = 0; r < ROUNDS; r++) {
 		out->filtered[r] = round_of((site_fn)(void *)code, fd);
 		out->tramp[r] = round_of((site_fn)(void *)(code + 64), fd);
+		out->twin[r] = round_of((site_fn)(void *)(code + 192), fd);
 	}
 	return 0;
 }
@@ -172,10 +192,29 @@ int fast_calibrate_start(struct fast_calib *c)
 	return 0;
 }
 
+/*
+ * The second lowest and second highest of the rounds' v[r] - nat, in
+ * ns: a round that an interrupt or the other CPU's work fell into moves
+ * a mean of 256 calls by tens of ns, and is left out at either end.
+ */
+static void added_range(const struct rw_tsc *t, const uint64_t *v,
+			uint64_t nat, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t add[ROUNDS];
+	int r;
+
+	for (r = 0; r < ROUNDS; r++)
+		add[r] = v[r] > nat ? v[r] - nat : 0;
+	qsort(add, ROUNDS, sizeof(*add), cmp_u64);
+	*lo = rw_tsc_ns(t, add[1]);
+	*hi = rw_tsc_ns(t, add[ROUNDS - 2]);
+}
+
 int fast_calibrate_end(struct fast_run *f, struct fast_calib *c)
 {
+	struct tracer_fast_use *u;
 	struct calib_out out;
-	uint64_t nat, add[ROUNDS], infl[ROUNDS];
+	uint64_t nat, infl[ROUNDS];
 	int status, r;
 	ssize_t n;
 
@@ -185,14 +224,13 @@ int fast_calibrate_end(struct fast_run *f, struct fast_calib *c)
 		;
 	if (n != (ssize_t)sizeof(out) || !f)
 		return -EIO;
+	u = f->use;
 	nat = median_of(out.native);
-	for (r = 0; r < ROUNDS; r++) {
-		add[r] = out.tramp[r] > nat ? out.tramp[r] - nat : 0;
+	for (r = 0; r < ROUNDS; r++)
 		infl[r] = out.filtered[r] > nat ? out.filtered[r] - nat : 0;
-	}
-	qsort(add, ROUNDS, sizeof(*add), cmp_u64);
-	f->use->call_lo_ns = rw_tsc_ns(&f->tsc, add[0]);
-	f->use->call_hi_ns = rw_tsc_ns(&f->tsc, add[ROUNDS - 1]);
-	f->use->inflation_ns = rw_tsc_ns(&f->tsc, median_of(infl));
+	added_range(&f->tsc, out.twin, nat, &u->call_lo_ns, &u->call_hi_ns);
+	added_range(&f->tsc, out.tramp, nat, &u->locked_call_lo_ns,
+		    &u->locked_call_hi_ns);
+	u->inflation_ns = rw_tsc_ns(&f->tsc, median_of(infl));
 	return 0;
 }

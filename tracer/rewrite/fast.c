@@ -214,8 +214,14 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 }
 
 /*
+ * The TSC's interval: two tight readings (tsc.c) are each good to a few
+ * tens of ns, so the scale to about 1 part in 10,000 over half a ms.
+ */
+#define FAST_TSC_NS 500000
+
+/*
  * The trampolines' clock: the calibration child's figures, then the
- * TSC's scale from the mark fast_start() took (1 ms at least; the
+ * TSC's scale from the mark fast_start() took (FAST_TSC_NS at least; the
  * child's rounds take about that).  false: no clock, no trampoline.
  */
 bool fast_clock(struct fast_run *f)
@@ -227,14 +233,14 @@ bool fast_clock(struct fast_run *f)
 			struct fast_calib c = f->calib;
 
 			f->calibrating = false;
-			f->clock_ok = rw_tsc_since(&f->mark, 1000000,
+			f->clock_ok = rw_tsc_since(&f->mark, FAST_TSC_NS,
 						   &f->tsc) == 0;
 			if (f->clock_ok)
 				fast_calibrate_end(f, &c);
 			else
 				fast_calibrate_end(NULL, &c);
 		} else {
-			f->clock_ok = rw_tsc_since(&f->mark, 1000000,
+			f->clock_ok = rw_tsc_since(&f->mark, FAST_TSC_NS,
 						   &f->tsc) == 0;
 		}
 	}

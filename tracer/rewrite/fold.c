@@ -188,5 +188,7 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 			slot_extras(f, c, slot, &tot);
 		deliver(f, &tot);
 		f->use->calls += sum[slot].calls;
+		if (p->code && p->code->threaded)
+			f->use->calls_locked += sum[slot].calls;
 	}
 }
