@@ -38,8 +38,32 @@ test_expect_success PTRACE '--no-rewrite: no fast path, the same counts' '
 
 test_expect_success PTRACE '-k: off, and the header says why' '
 	"$IOTRACE" -k -o r -- "$HELPERS/writeloop" /dev/null 100 1 &&
-	grep -qx "iotrace: fast path off (-k unwinds every call at a ptrace stop): every traced call stops" r &&
+	grep -qx "iotrace: fast path off (-k without --stack-sample unwinds every call): every traced call stops" r &&
 	test "$(table_calls write r)" = 100
+'
+
+# -k --stack-sample N: 1 call in N of a rewritten site's goes to a ptrace
+# stop, unwound where the program made it; the counts stay strace's.
+# callsites makes 300 writes from emit_byte, 42 through put_shared and
+# 7 from flush_log, all through libc's write: with 1 in 10 sampled, the
+# section scales 30 samples to emit_byte's 300, and shares the row's
+# time by calls (a sample's stop is not what its calls cost).
+test_expect_success PTRACE '-k --stack-sample: sampled through the fast path' '
+	"$IOTRACE" -k --stack-sample 10 -e trace=write -o r \
+		-- "$HELPERS/callsites" &&
+	test "$(fast_calls r)" -ge 300 &&
+	test "$(table_calls write r)" = 349 &&
+	grep -q "^write  349 calls, [0-9.]* s (stacks of 1 call in 10, scaled: ~; time shared by calls)$" r &&
+	grep -q "^   86\.0% ~       300 calls .*  emit_byte (callsites)$" r &&
+	awk "/^write  349 calls/ { t = \$3 } /emit_byte/ { s = \$5 }
+	     END { exit !(s > 0 && s <= t) }" r
+'
+
+test_expect_success PTRACE '-k --stack-sample 1: every call unwound, no fast path' '
+	"$IOTRACE" -k --stack-sample 1 -e trace=write -o r \
+		-- "$HELPERS/callsites" &&
+	grep -q "^iotrace: fast path off (-k without --stack-sample" r &&
+	grep -q "^   86\.0%         300 calls .*  emit_byte (callsites)$" r
 '
 
 # case, then "calls file" of each file DIR holds after it

@@ -89,7 +89,7 @@ static void emit(struct loop *l, struct task *t, int64_t ret,
  * may map code makes the process's map cache stale.
  */
 static uint64_t entry_stack(struct loop *l, struct task *t, uint8_t act,
-			    const uint64_t *args, uint64_t now)
+			    const uint64_t *args, uint64_t ip, uint64_t now)
 {
 	t->stack_id = TRACER_ID_NONE;
 	if (!l->unwind)
@@ -102,21 +102,22 @@ static uint64_t entry_stack(struct loop *l, struct task *t, uint8_t act,
 	if (l->leader_iotrace && t->tid == l->leader)
 		return now;
 	t->stack_id = unwinder_stack(l->unwind, t->tid, task_tgid(t),
-				     t->arch, t->nr);
+				     t->arch, t->nr,
+				     fast_sampled_ip(l, t, ip));
 	return mono_ns();
 }
 
 /* Entry (or seccomp) stop of a call whose action is act. */
 static void on_entry(struct loop *l, struct task *t, uint32_t arch,
-		     uint64_t nr, const uint64_t *args, uint8_t act,
-		     uint64_t now)
+		     uint64_t nr, const uint64_t *args, uint64_t ip,
+		     uint8_t act, uint64_t now)
 {
 	t->arch = arch;
 	t->nr = (int)nr;
 	t->act = act;
 	t->forked = 0;
 	memcpy(t->args, args, sizeof(t->args));
-	now = entry_stack(l, t, act, args, now);
+	now = entry_stack(l, t, act, args, ip, now);
 	t->entry_ns = now;
 	if (l->pin.active)
 		pin_at_entry(&l->pin, t->tid, arch, (int)nr, args);
@@ -171,8 +172,8 @@ static void on_seccomp_stop(struct loop *l, struct task *t,
 		return;
 	act = plan_data_ours(data) ? (uint8_t)(data & ~PLAN_DATA_MASK) :
 	      plan_action(&l->plan, info->arch, (int)info->seccomp.nr);
-	on_entry(l, t, info->arch, info->seccomp.nr, info->seccomp.args, act,
-		 now);
+	on_entry(l, t, info->arch, info->seccomp.nr, info->seccomp.args,
+		 info->instruction_pointer, act, now);
 }
 
 static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
@@ -201,8 +202,8 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 							(int)info.entry.nr))
 			break;
 		act = plan_action(&l->plan, info.arch, (int)info.entry.nr);
-		on_entry(l, t, info.arch, info.entry.nr, info.entry.args, act,
-			 now);
+		on_entry(l, t, info.arch, info.entry.nr, info.entry.args,
+			 info.instruction_pointer, act, now);
 		break;
 	case PTRACE_SYSCALL_INFO_SECCOMP:
 		on_seccomp_stop(l, t, &info, now);

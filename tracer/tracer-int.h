@@ -443,6 +443,12 @@ bool fast_hold_first(struct loop *l, struct task *t, int status);
 pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,
 		    bool vfork);
 void fast_any_stop(struct loop *l, struct task *t);
+/*
+ * At t's entry stop at ip (its call known): a call a trampoline sent to
+ * its stub as one of -k's 1 in N (--stack-sample): where the program
+ * made it (after the site's syscall), to unwind it from; else 0.
+ */
+uint64_t fast_sampled_ip(struct loop *l, struct task *t, uint64_t ip);
 /* A signal-delivery stop: t taken out of a trampoline if it was in one. */
 bool fast_signal_stop(struct loop *l, struct task *t);
 

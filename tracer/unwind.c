@@ -347,14 +347,16 @@ static bool sampled(struct unwinder *u, int nr)
 }
 
 uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
-			uint32_t arch, int nr)
+			uint32_t arch, int nr, uint64_t at)
 {
 	/* libunwind here unwinds x86_64 code only. */
-	if (arch != AUDIT_ARCH_X86_64 || !sampled(u, nr))
+	if (arch != AUDIT_ARCH_X86_64 || (!at && !sampled(u, nr)))
 		return TRACER_ID_NONE;
 	u->proc = unwind_proc_get(u, tgid);
 	if (!u->proc || ptrace(PTRACE_GETREGS, tid, 0L, &u->regs) < 0)
 		return TRACER_ID_NONE;
+	if (at)
+		u->regs.rip = at;
 	u->tid = tid;
 	u->proc->used = ++u->clock;
 	if (u->proc->dirty)

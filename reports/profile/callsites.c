@@ -437,3 +437,21 @@ int profile_add_callsite_share(struct profile *p,
 	profile_sub_add_share(s, a);
 	return 0;
 }
+
+bool profile_sites_fast_sampled(const struct profile *p)
+{
+	return p->stack_sample > 1 && p->fast.on && p->fast.calls;
+}
+
+uint64_t profile_site_time(const struct profile *p,
+			   const struct profile_row *r, uint64_t calls,
+			   uint64_t time_ns, uint64_t row_ns)
+{
+	uint64_t scale = p->stack_sample > 1 ? p->stack_sample : 1;
+	uint64_t shown = calls * scale < r->calls ? calls * scale : r->calls;
+
+	if (!profile_sites_fast_sampled(p))
+		return time_ns * scale;
+	return r->calls ? (uint64_t)((unsigned __int128)row_ns * shown /
+				     r->calls) : 0;
+}

@@ -667,6 +667,22 @@ size_t profile_callsite_text(char *buf, size_t size,
 /* The object's file name ("libc.so.6"), from its path. */
 const char *profile_object_name(const char *path);
 /*
+ * Whether -k's stacks were sampled through the fast path: 1 call in
+ * stack_sample of the rewritten sites' sent to a ptrace stop, among
+ * calls that made none, so a sample's time is not its calls'.
+ */
+bool profile_sites_fast_sampled(const struct profile *p);
+/*
+ * The time the calls of a call site of row r took, as reports show it:
+ * calls (as sampled) and time_ns, theirs; row_ns, the row's (raw or
+ * corrected, as the report).  Unsampled, time_ns; sampled, time_ns
+ * times stack_sample; sampled through the fast path, the row's time
+ * shared by the site's calls, scaled.
+ */
+uint64_t profile_site_time(const struct profile *p,
+			   const struct profile_row *r, uint64_t calls,
+			   uint64_t time_ns, uint64_t row_ns);
+/*
  * Fills a zeroed key from frames (innermost first); frames past the
  * key's room are cut (PCS_CUT).  Bytes that are not UTF-8 and controls
  * become '?' (they are printed and saved).  0.

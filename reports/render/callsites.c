@@ -259,8 +259,10 @@ static void print_syscall(FILE *f, const struct profile *p,
 		r->calls == 1 ? "call" : "calls",
 		(double)row_time(r, o) / 1e9);
 	if (scale > 1)
-		fprintf(f, " (stacks of 1 call in %llu, scaled: ~)",
-			(unsigned long long)scale);
+		fprintf(f, " (stacks of 1 call in %llu, scaled: ~%s)",
+			(unsigned long long)scale,
+			profile_sites_fast_sampled(p) ?
+			"; time shared by calls" : "");
 	fputc('\n', f);
 	for (i = 0; i < n && i < k; i++) {
 		scaled = shown_calls(p, r, sites[i].calls);
@@ -270,7 +272,9 @@ static void print_syscall(FILE *f, const struct profile *p,
 			scale > 1 ? "~" : " ",
 			fmt_thousands(calls, sizeof(calls), scaled),
 			scaled == 1 ? "call" : "calls",
-			(double)sites[i].time_ns * (double)scale / 1e9);
+			(double)profile_site_time(p, r, sites[i].calls,
+						  sites[i].time_ns,
+						  row_time(r, o)) / 1e9);
 		print_frames(f, &sites[i]);
 	}
 	for (; i < n; i++)

@@ -51,9 +51,16 @@ static void put_line(FILE *f, const struct profile *p,
 		fr = profile_callsite_frame(c, i);
 		put_frame(f, &fr);
 	}
+	if (o->folded_time)
+		weight = profile_site_time(p, &p->rows[s->row], s->calls,
+					   weight, o->raw_time ?
+					   p->rows[s->row].raw_time_ns :
+					   p->rows[s->row].time_ns);
+	else
+		weight *= scale;
 	fprintf(f, "%s %llu\n",
 		profile_row_label(&p->rows[s->row], name, sizeof(name)),
-		(unsigned long long)(weight * scale));
+		(unsigned long long)weight);
 }
 
 int folded_render(FILE *f, const struct profile *p,

@@ -199,7 +199,9 @@ static int add_sample(struct pp *x, const struct profile_sub *s,
 		if (!ids[i])
 			return -ENOMEM;
 	values[0] = (int64_t)(s->calls * scale);
-	values[1] = (int64_t)(s->time_ns * scale);
+	values[1] = (int64_t)profile_site_time(x->p, &x->p->rows[s->row],
+					       s->calls, s->time_ns,
+					       x->p->rows[s->row].time_ns);
 	sm->n_location_id = n;
 	sm->location_id = ids;
 	sm->n_value = 2;

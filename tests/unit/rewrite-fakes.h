@@ -25,7 +25,8 @@
 /* --- the fake sites, their islands and trampolines --- */
 
 enum { F_WRITE, F_READ, F_GETPID, F_MMAP, F_ZERO, F_CLAMP,
-       F_RD00, F_RD01, F_RD10, F_RD11, F_XREAD, F_XLATE, F_N };
+       F_RD00, F_RD01, F_RD10, F_RD11, F_XREAD, F_XLATE, F_SWRITE, F_SXREAD,
+       F_N };
 
 /* ns = ticks, through the 128-bit product: (t * 2^62) >> 62. */
 #define TICKS (1ULL << 62), 62
@@ -42,6 +43,7 @@ static const struct fake {
 	size_t npre;
 	bool xor;		/* the xor shape (read), else the mov one */
 	bool late;		/* left unpatched by setup() */
+	uint64_t sample;	/* -k's 1 call in sample to the stub */
 } fakes[F_N] = {
 	[F_WRITE] = { 1, 3, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 0, 0 },
 	[F_READ] = { 0, 5, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 0, 0 },
@@ -61,6 +63,11 @@ static const struct fake {
 	/* glibc's read: xor; syscall; cmp, its flags tested after */
 	[F_XREAD] = { 0, 17, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 1, 0 },
 	[F_XLATE] = { 0, 18, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 1, 1 },
+	/* -k --stack-sample: 1 write in 4, 1 read in 3 through the stub */
+	[F_SWRITE] = { 1, 19, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 0, 0,
+		       4 },
+	[F_SXREAD] = { 0, 20, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 1, 0,
+		       3 },
 };
 
 /* The sites' bytes, then their tails: ret for the mov shape; for the xor
@@ -116,6 +123,7 @@ static inline void fill_spec(int f)
 		.counters = (uint64_t)C,
 		.mult = k->mult,
 		.shift = k->shift,
+		.sample = k->sample,
 	};
 	memcpy(spec[f].post, st->post, st->post_len);
 }

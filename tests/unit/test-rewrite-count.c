@@ -760,6 +760,42 @@ static void test_forced_results(void)
 	close(fd);
 }
 
+/*
+ * -k --stack-sample N: the first call of a slot and each N-th after it
+ * go to the stub's syscall, counted there by ptrace, not here: each
+ * leaves the cell alone and adds one to the slot's sample_pending.  The
+ * countdown is the slot's, whatever the fd.
+ */
+static void test_samples(void)
+{
+	int slot = fakes[F_SWRITE].slot, fd = open("/dev/null", O_WRONLY);
+	int fd2 = open("/dev/null", O_WRONLY), i, right = 0;
+	struct rw_cell *c, *c2;
+
+	if (fd < 0 || fd2 < 0) {
+		ok(0, "/dev/null twice");
+		return;
+	}
+	memset(C, 0, sizeof(*C));
+	c = &C->cell[slot][fd];
+	c2 = &C->cell[slot][fd2];
+	for (i = 0; i < 9; i++)
+		right += entry(F_SWRITE)(i % 3 ? fd : fd2, (long)"x", 1, 0, 0,
+					 0) == 1;
+	is_int(right, 9, "9 writes, 1 in 4 sampled: each returns 1");
+	is_int(C->sample_pending[slot], 3, "calls 1, 5 and 9 sent to the "
+	       "stub: 3 samples pending");
+	is_int(c->calls + c2->calls, 6, "the other 6 counted in the cells");
+	is_int(c2->calls, 2, "fd2's calls 4 and 7 (1 was sampled)");
+	is_int(hist_sum(slot), 6, "the histogram has the 6");
+	is_int((long)C->sample_left[slot], 3, "3 calls to go before the next "
+	       "sample");
+	is_int(C->sample_pending[fakes[F_WRITE].slot], 0,
+	       "an unsampled trampoline sends none");
+	close(fd);
+	close(fd2);
+}
+
 int main(void)
 {
 	if (setup()) {
@@ -779,5 +815,6 @@ int main(void)
 	test_size_max();
 	test_size_max_threads();
 	test_forced_results();
+	test_samples();
 	return done_testing();
 }

@@ -220,10 +220,11 @@ static void test_emit_shape(int f)
 	int r, m;
 
 	for (r = RW_NOREG; r <= RW_R9; r++) {
-		for (m = 0; m < 4; m++) {
+		for (m = 0; m < 8; m++) {
 			s.fd_reg = r;
 			s.moves_data = m & 1;
 			s.size_reg = m & 2 ? RW_RDX : RW_NOREG;
+			s.sample = m & 4 ? 16 : 0;
 			len = rw_tramp_emit(buf, &s);
 			longest = len > longest ? len : longest;
 			shortest = len && len < shortest ? len : shortest;
@@ -231,10 +232,10 @@ static void test_emit_shape(int f)
 			if (!why)
 				why = post_breaks_rules(buf, end, &s);
 			ok(len > 0 && len <= RW_TRAMP_MAX && !why,
-			   "%s shape: fd register %d, moves %d, size %d: %zu "
-			   "bytes, in the rules (%s)", fakes[f].xor ? "xor" :
-			   "mov", r, m & 1, s.size_reg, len,
-			   why ? why : "kept");
+			   "%s shape: fd register %d, moves %d, size %d, "
+			   "sampled %d: %zu bytes, in the rules (%s)",
+			   fakes[f].xor ? "xor" : "mov", r, m & 1, s.size_reg,
+			   !!(m & 4), len, why ? why : "kept");
 		}
 	}
 	printf("# trampolines: %zu to %zu bytes\n", shortest, longest);
@@ -446,6 +447,44 @@ static void test_fd_out_of_cells(void)
 	close(p[0]);
 	close(p[1]);
 	free(before);
+}
+
+/*
+ * -k's samples (--stack-sample): every call does what it does untraced,
+ * the 1 in N sent to the stub's syscall too (there a ptrace stop, here
+ * the call itself); what the counters see: test-rewrite-count.c.
+ */
+static void test_sampled_calls(void)
+{
+	char got[16] = "";
+	int p[2], i, right = 0;
+
+	if (pipe(p)) {
+		ok(0, "a pipe");
+		return;
+	}
+	for (i = 0; i < 8; i++)
+		right += entry(F_SWRITE)(p[1], (long)"ab", 2, 0, 0, 0) == 2;
+	is_int(right, 8, "8 sampled-site writes, 2 of them through the stub: "
+	       "each returns 2");
+	ok(read(p[0], got, sizeof(got)) == 16 &&
+	   !memcmp(got, "abababababababab", 16), "all 16 bytes written");
+	close(p[0]);
+	close(p[1]);
+	if (pipe(p) || write(p[1], "xyz", 3) != 3) {
+		ok(0, "a pipe with 3 bytes");
+		return;
+	}
+	for (i = right = 0; i < 3; i++)
+		right += entry(F_SXREAD)(p[0], (long)got + i, 1, 0, 0, 0) == 1;
+	close(p[1]);
+	right += entry(F_SXREAD)(p[0], (long)got, 1, 0, 0, 0) == 0;
+	right += entry(F_SXREAD)(-1, (long)got, 1, 0, 0, 0) == EBADF;
+	right += entry(F_SXREAD)(p[0], (long)got, 1, 0, 0, 0) == 0;
+	is_int(right, 6, "xor shape, 1 read in 3 through the stub: 3 bytes, "
+	       "end of file, +EBADF (its cmp's flags), end of file");
+	ok(!memcmp(got, "xyz", 3), "the bytes read in order");
+	close(p[0]);
 }
 
 /*
@@ -1026,6 +1065,7 @@ int main(void)
 	test_patch();
 	test_move_ip();
 	test_fd_out_of_cells();
+	test_sampled_calls();
 	test_registers_kept();
 	test_leave_in_syscall(F_READ, false);
 	test_leave_in_syscall(F_XREAD, false);

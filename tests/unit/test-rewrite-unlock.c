@@ -63,14 +63,15 @@ static void test_variants(void)
 	s.counters = 0x2000f0f0f000ull;
 	s.mult = 0xf0f0f0f0ull;
 	for (r = RW_NOREG; r <= RW_R9; r++) {
-		for (m = 0; m < 4; m++) {
+		for (m = 0; m < 8; m++) {
 			s.fd_reg = r;
 			s.moves_data = m & 1;
 			s.size_reg = m & 2 ? RW_RDX : RW_NOREG;
+			s.sample = m & 4 ? 16 : 0;
 			len = rw_tramp_emit(a, &s);
 			memcpy(b, a, len);
 			n = rw_tramp_unlock(b, len, &s);
-			end = code_end(a, len, r == RW_NOREG ?
+			end = code_end(a, len, r == RW_NOREG && !s.sample ?
 				       s.site + s.resume : s.stub);
 			only_locks = true;
 			for (i = 0; i < len; i++)
@@ -80,9 +81,9 @@ static void test_variants(void)
 			ok(len && n > 0 && (int)n == locked_in(a, end) &&
 			   locked_in(b, end) == 0 && only_locks &&
 			   !memcmp(a + end, b + end, len - end),
-			   "fd register %d, moves %d, size %d: %zu lock "
-			   "prefixes out, nothing else changed", r, m & 1,
-			   s.size_reg, n);
+			   "fd register %d, moves %d, size %d, sampled %d: "
+			   "%zu lock prefixes out, nothing else changed", r,
+			   m & 1, s.size_reg, !!(m & 4), n);
 		}
 	}
 }

@@ -129,6 +129,7 @@ struct fast_run {
 	struct rw_tsc_mark mark;	/* the TSC's first reading */
 	struct fast_calib calib;	/* the calibration child */
 	bool calibrating, clock_tried, clock_ok;
+	uint64_t sample;	/* -k --stack-sample N: N; else 0 */
 };
 int fast_calibrate_end(struct fast_run *f, struct fast_calib *c);
 /* The clock's scale and the call costs, at first use (fast.c). */

@@ -161,8 +161,8 @@ static const char *fast_why_not(const struct loop *l,
 		return "not a command or a built-in workload";
 	if (!l->plan.bpf)
 		return "no seccomp filter";
-	if (l->opts->stacks)
-		return "-k unwinds every call at a ptrace stop";
+	if (l->opts->stacks && l->opts->stack_sample <= 1)
+		return "-k without --stack-sample unwinds every call";
 	if (l->agent)
 		return "the agent engine";
 	return rw_tsc_unusable();
@@ -182,6 +182,7 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	if (!f)
 		return -ENOMEM;
 	f->use = use;
+	f->sample = l->opts->stacks ? l->opts->stack_sample : 0;
 	f->sink = l->sink;
 	choose_slots(f, &l->plan);
 	if (!f->nslots) {
@@ -633,6 +634,36 @@ static int step_out(struct loop *l, pid_t tid)
  * handler must run on the program's frame, a restart must go through
  * the original `syscall`).  False: t is not in the pool, or is gone.
  */
+uint64_t fast_sampled_ip(struct loop *l, struct task *t, uint64_t ip)
+{
+	struct fast_run *f = l->fast;
+	const struct fast_tramp *tr = NULL;
+	struct fast_proc *p;
+	uint64_t *pending;
+	size_t i;
+
+	if (!f || !f->sample || ip < 2)
+		return 0;
+	p = fast_proc_find(f, t->tgid ? t->tgid : t->tid);
+	if (!p || !p->code || !p->cnt)
+		return 0;
+	for (i = 0; i < p->code->ntramp && !tr; i++)
+		if (p->code->tramp[i].island + RW_ISLAND_STUB == ip - 2)
+			tr = &p->code->tramp[i];
+	/* An fd the cells do not cover came by the fd check, unsampled. */
+	if (!tr || (tr->spec.fd_reg != RW_NOREG &&
+		    (unsigned int)t->args[0] >= RW_FDS))
+		return 0;
+	pending = &p->cnt->mem->sample_pending[tr->spec.slot];
+	for (uint64_t n = __atomic_load_n(pending, __ATOMIC_ACQUIRE); n;)
+		if (__atomic_compare_exchange_n(pending, &n, n - 1, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return tr->spec.site + tr->spec.resume -
+			       tr->spec.post_len;
+	return 0;		/* a restart at the stub: no sample */
+}
+
 bool fast_signal_stop(struct loop *l, struct task *t)
 {
 	struct fast_run *f = l->fast;

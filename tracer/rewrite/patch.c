@@ -191,6 +191,7 @@ static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
 	t->spec.counters = f->pool + RW_POOL_COUNTERS;
 	t->spec.mult = f->tsc.mult;
 	t->spec.shift = f->tsc.shift;
+	t->spec.sample = f->sample;
 	t->island = isl;
 	t->len = (uint32_t)rw_tramp_emit(c->mem + c->used, &t->spec);
 	if (!t->len)

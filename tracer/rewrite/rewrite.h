@@ -92,6 +92,11 @@ struct rw_counters {
 						   e < RW_ERRNOS; the rest
 						   in err[slot][0] */
 	uint64_t max_ns[RW_SLOTS], nmin_ns[RW_SLOTS];
+	/* -k sampled (rw_tramp_spec.sample): each slot's countdown to its
+	   next sample, and the samples sent to the stub whose stop iotrace
+	   has not yet taken (fast.c's fast_sampled_ip()). */
+	int64_t sample_left[RW_SLOTS];
+	uint64_t sample_pending[RW_SLOTS];
 };
 
 /* The sites of one object, as found in its file (sites.c). */
@@ -170,15 +175,19 @@ struct rw_tramp_spec {
 				   the cells, rows and extremes of slot */
 	uint64_t mult;		/* ns = (ticks * mult) >> shift */
 	unsigned shift;
+	uint64_t sample;	/* > 1: 1 call in sample of the slot's in the
+				   process takes the stub's syscall, a ptrace
+				   stop (-k --stack-sample); else none */
 };
 
 /*
- * Bytes a trampoline takes at most: 7 cache lines.  The variants take
- * 286-399 bytes; the longest has an fd in r8-r10 (whose instructions take
- * a REX prefix), bytes and a size (its add and compare, the size_max
- * pair's cmpxchg16b loop).  The pool's 4 MiB of code hold 9,362 of 448.
+ * Bytes a trampoline takes at most.  The variants take 286-458 bytes;
+ * the longest has an fd in r8-r10 (whose instructions take a REX
+ * prefix), bytes and a size (its add and compare, the size_max pair's
+ * cmpxchg16b loop) and -k's samples.  The pool's 4 MiB of code hold
+ * 9,039 of 464.
  */
-#define RW_TRAMP_MAX 448
+#define RW_TRAMP_MAX 464
 
 /*
  * Writes the trampoline of s into buf (RW_TRAMP_MAX bytes); its length,

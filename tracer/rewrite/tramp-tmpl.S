@@ -83,9 +83,10 @@ rw_tramp_code:
  * One variant.  name: its labels' suffix; fd: the 32-bit name of the fd
  * argument's register, or empty (cell 0, no check); moves: 1 if a
  * result > 0 is bytes moved; sized: 1 if rdx is the size asked for (req,
- * shorts, size_max).
+ * shorts, size_max); sample: 1 if 1 call in N of the slot's takes the
+ * stub's syscall, a ptrace stop that -k unwinds (--stack-sample N).
  */
-.macro RW_TRAMP name, fd, moves, sized
+.macro RW_TRAMP name, fd, moves, sized, sample
 .Lt_\name:
 .ifnb \fd
 	/* 1. fds the cells do not cover take the stub's syscall (a ptrace
@@ -98,6 +99,27 @@ rw_tramp_code:
 .Lnr_slow_\name:
 	jmp	*.Lk_slow_\name(%rip)
 .Lenter_\name:
+.endif
+.if \sample
+	/* 1b. -k's sample: the slot's countdown (sample_left[slot]) below
+	 * 0 sends this call to the stub's syscall, N more to the countdown
+	 * (an add: threads that raced past it each take one, and 1 call in
+	 * N is sampled however they interleave), and says so in
+	 * sample_pending[slot], which iotrace takes back at the stop (a
+	 * restart at the stub is no sample).  The first call is one, as
+	 * ptrace's 1 in N takes the first.  Nothing of the program's is
+	 * touched yet but rax, rcx, r11 and the flags, as on the fd
+	 * check's way. */
+	mov	.Lk_samp_\name(%rip), %r11
+	lock decq (%r11)
+	jns	.Lunsampled_\name
+	mov	.Lk_period_\name(%rip), %rcx
+	lock addq %rcx, (%r11)
+	lock incq TT_PENDING(%r11)
+	mov	$0, %eax
+.Lnr_samp_\name:
+	jmp	*.Lk_slow_\name(%rip)
+.Lunsampled_\name:
 .endif
 	/* 2. The frame, below the red zone: the registers the body writes
 	 * that the program keeps (tramp-tmpl.h's push order). */
@@ -243,6 +265,11 @@ rw_tramp_code:
 	.fill	TT_POST_MAX, 1, 0x90	/* the post, then nops */
 	jmp	*.Lk_back_\name(%rip)
 .ifnb \fd
+	.set	.Lslow_\name, 1
+.else
+	.set	.Lslow_\name, \sample
+.endif
+.if .Lslow_\name
 .Lk_slow_\name:
 	.quad	0			/* the stub's syscall */
 .endif
@@ -258,6 +285,12 @@ rw_tramp_code:
 	.quad	0			/* &counters->max_ns[slot] */
 .Lk_mult_\name:
 	.quad	0			/* mult */
+.if \sample
+.Lk_samp_\name:
+	.quad	0			/* &counters->sample_left[slot] */
+.Lk_period_\name:
+	.quad	0			/* N */
+.endif
 .Lend_\name:
 
 	/* Its row of rw_tramp_tab[], in TT_ order.  The immediates are
@@ -277,9 +310,14 @@ rw_tramp_code:
 .else
 	.long	0
 .endif
+.if \sample
+	.long	.Lnr_samp_\name - 4 - .Lt_\name		/* TT_NR_SAMP */
+.else
+	.long	0
+.endif
 	.long	.Lshift_\name - 1 - .Lt_\name		/* TT_SHIFT */
 	.long	.Lpost_\name - .Lt_\name		/* TT_POST */
-.ifnb \fd
+.if .Lslow_\name
 	.long	.Lk_slow_\name - .Lt_\name		/* TT_K_SLOW */
 .else
 	.long	0
@@ -290,16 +328,26 @@ rw_tramp_code:
 	.long	.Lk_err_\name - .Lt_\name		/* TT_K_ERR */
 	.long	.Lk_ext_\name - .Lt_\name		/* TT_K_EXT */
 	.long	.Lk_mult_\name - .Lt_\name		/* TT_K_MULT */
+.if \sample
+	.long	.Lk_samp_\name - .Lt_\name		/* TT_K_SAMP */
+	.long	.Lk_period_\name - .Lt_\name		/* TT_K_PERIOD */
+.else
+	.long	0, 0
+.endif
 	.popsection
 .endm
 
-/* One register's four: without then with bytes, each without then with
- * a size in rdx. */
+/* One register's eight: without then with bytes, each without then with
+ * a size in rdx, each without then with -k's samples. */
 .macro RW_TRAMPS name, fd
-	RW_TRAMP \name\()_00, \fd, 0, 0
-	RW_TRAMP \name\()_01, \fd, 0, 1
-	RW_TRAMP \name\()_10, \fd, 1, 0
-	RW_TRAMP \name\()_11, \fd, 1, 1
+	RW_TRAMP \name\()_000, \fd, 0, 0, 0
+	RW_TRAMP \name\()_001, \fd, 0, 0, 1
+	RW_TRAMP \name\()_010, \fd, 0, 1, 0
+	RW_TRAMP \name\()_011, \fd, 0, 1, 1
+	RW_TRAMP \name\()_100, \fd, 1, 0, 0
+	RW_TRAMP \name\()_101, \fd, 1, 0, 1
+	RW_TRAMP \name\()_110, \fd, 1, 1, 0
+	RW_TRAMP \name\()_111, \fd, 1, 1, 1
 .endm
 
 /* In enum rw_reg's order, RW_NOREG first (tramp-tmpl.h: TT_VARIANTS). */

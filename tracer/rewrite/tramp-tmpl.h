@@ -17,6 +17,8 @@
 #define TT_POST_MAX 8		/* RW_POST_MAX */
 #define TT_NMIN 256		/* nmin_ns[slot] - max_ns[slot]: RW_SLOTS * 8 */
 #define TT_EINVAL 22		/* EINVAL */
+#define TT_PENDING 256		/* sample_pending[slot] - sample_left[slot]:
+				   RW_SLOTS * 8 */
 #define TT_CELL_SIZE 80		/* sizeof(struct rw_cell) */
 #define TT_CELL_CALLS 0		/* offsetof(struct rw_cell, calls) ... */
 #define TT_CELL_ERRORS 8
@@ -56,21 +58,26 @@
 #define TT_SYSRET 7		/* after the syscall */
 #define TT_NR 8			/* imm32 of the mov $NR,%eax before syscall */
 #define TT_NR_SLOW 9		/* imm32 of the fd check's mov (0: none) */
-#define TT_SHIFT 10		/* imm8 of the shrd */
-#define TT_POST 11		/* TT_POST_MAX nops, where post is copied */
-#define TT_K_SLOW 12		/* .quad the stub's syscall (0: none) */
-#define TT_K_BACK 13		/* .quad site + resume */
-#define TT_K_CELL 14		/* .quad &counters->cell[slot][0] */
-#define TT_K_HIST 15		/* .quad &counters->hist[slot][0] */
-#define TT_K_ERR 16		/* .quad &counters->err[slot][0] */
-#define TT_K_EXT 17		/* .quad &counters->max_ns[slot] */
-#define TT_K_MULT 18		/* .quad mult */
-#define TT_N 19
+#define TT_NR_SAMP 10		/* imm32 of the sample's mov (0: none) */
+#define TT_SHIFT 11		/* imm8 of the shrd */
+#define TT_POST 12		/* TT_POST_MAX nops, where post is copied */
+#define TT_K_SLOW 13		/* .quad the stub's syscall (0: none) */
+#define TT_K_BACK 14		/* .quad site + resume */
+#define TT_K_CELL 15		/* .quad &counters->cell[slot][0] */
+#define TT_K_HIST 16		/* .quad &counters->hist[slot][0] */
+#define TT_K_ERR 17		/* .quad &counters->err[slot][0] */
+#define TT_K_EXT 18		/* .quad &counters->max_ns[slot] */
+#define TT_K_MULT 19		/* .quad mult */
+#define TT_K_SAMP 20		/* .quad &counters->sample_left[slot] (0:
+				   none) */
+#define TT_K_PERIOD 21		/* .quad N */
+#define TT_N 22
 
 /* Variants: enum rw_reg's 7 fd registers (RW_NOREG first), each without
- * then with bytes moved, each of those without then with a size in rdx:
- * row ((fd_reg - RW_NOREG) * 2 + moves_data) * 2 + (size_reg == RW_RDX). */
-#define TT_VARIANTS 28
+ * then with bytes moved, each of those without then with a size in rdx,
+ * each without then with -k's samples: row (((fd_reg - RW_NOREG) * 2 +
+ * moves_data) * 2 + (size_reg == RW_RDX)) * 2 + (sample > 1). */
+#define TT_VARIANTS 56
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>

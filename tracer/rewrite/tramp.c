@@ -45,7 +45,10 @@ _Static_assert(TT_CELL_CALLS == offsetof(struct rw_cell, calls) &&
 _Static_assert(TT_CELL_SIZE % 16 == 0 && TT_CELL_SIZE_MAX % 16 == 0 &&
 	       offsetof(struct rw_counters, cell) % 16 == 0,
 	       "size_max's pair 16-byte aligned");
-_Static_assert(RW_R9 - RW_NOREG + 1 == TT_VARIANTS / 4, "rw_reg's values");
+_Static_assert(TT_PENDING == offsetof(struct rw_counters, sample_pending) -
+			     offsetof(struct rw_counters, sample_left),
+	       "tramp-tmpl.h: sample_pending from sample_left");
+_Static_assert(RW_R9 - RW_NOREG + 1 == TT_VARIANTS / 8, "rw_reg's values");
 
 #define ERESTARTSYS 512		/* the kernel's, never seen by programs */
 #define ERESTARTNOINTR 513
@@ -59,8 +62,8 @@ static const uint32_t *tramp_row(const struct rw_tramp_spec *s)
 	if (s->fd_reg < RW_NOREG || s->fd_reg > RW_R9 ||
 	    (s->size_reg != RW_NOREG && s->size_reg != RW_RDX))
 		return NULL;
-	return rw_tramp_tab[((s->fd_reg - RW_NOREG) * 2 + !!s->moves_data) *
-			    2 + (s->size_reg == RW_RDX)];
+	return rw_tramp_tab[(((s->fd_reg - RW_NOREG) * 2 + !!s->moves_data) *
+			     2 + (s->size_reg == RW_RDX)) * 2 + (s->sample > 1)];
 }
 
 /* Where the syscall is, from the site: before the post, back at resume. */
@@ -153,9 +156,16 @@ size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s)
 		return 0;
 	memcpy(buf, rw_tramp_code + t[TT_START], t[TT_LEN]);
 	put32(buf, t[TT_NR], (uint32_t)s->nr);
-	if (t[TT_NR_SLOW]) {
+	if (t[TT_NR_SLOW])
 		put32(buf, t[TT_NR_SLOW], (uint32_t)s->nr);
+	if (t[TT_K_SLOW])
 		put64(buf, t[TT_K_SLOW], s->stub);
+	if (t[TT_NR_SAMP]) {
+		put32(buf, t[TT_NR_SAMP], (uint32_t)s->nr);
+		put64(buf, t[TT_K_SAMP],
+		      row(s, offsetof(struct rw_counters, sample_left),
+			  sizeof(c->sample_left[0])));
+		put64(buf, t[TT_K_PERIOD], s->sample);
 	}
 	buf[t[TT_SHIFT]] = (uint8_t)s->shift;
 	memcpy(buf + t[TT_POST], s->post, s->post_len);
