@@ -325,7 +325,7 @@ struct profile_estimate {
  * calls the agent and ptrace each counted, the processes the agent
  * measured, and the first processes left to ptrace with why.
  */
-#define PROFILE_FALLBACKS_MAX TRACER_FALLBACKS_MAX
+#define PROFILE_FALLBACKS_MAX 8
 #define PROFILE_WHY_MAX 48
 
 struct profile_engines {
@@ -429,8 +429,6 @@ int profile_add(struct profile *p, const struct tracer_event *ev);
  * 0 or -ENOMEM.
  */
 int profile_add_aggregate(struct profile *p, const struct tracer_aggregate *a);
-/* Keeps which engine measured what (nothing when !u->known). */
-void profile_set_engines(struct profile *p, const struct tracer_engine_use *u);
 void profile_set_fast(struct profile *p, const struct tracer_fast_use *u);
 
 /* The row of number nr of personality pers, added when absent; NULL. */
@@ -612,7 +610,7 @@ profile_file_at(const struct profile_breakdown *b, uint32_t i)
 int profile_file_get(struct profile *p, const struct profile_file *f);
 /*
  * The index of the file an engine described for an aggregate (the same
- * key fd_describe() would give; "(unresolved fd)", "(unattributed)").
+ * key fd_describe() would give; "(unresolved fd)").
  */
 int profile_file_from(struct profile *p, const struct tracer_file *tf);
 /* The sub-row of (file, file2, syscall row), added when absent. */
@@ -686,11 +684,6 @@ void profile_stack_cache_release(struct profile_stack_cache *c);
 int profile_add_callsite(struct profile *p, struct profile_stack_cache *c,
 			 const struct tracer_stacks *st,
 			 const struct tracer_event *ev);
-/* The same for an engine's share of a call at a->stack_id (tracer.h). */
-int profile_add_callsite_share(struct profile *p,
-			       struct profile_stack_cache *c,
-			       const struct tracer_stacks *st,
-			       const struct tracer_aggregate *a);
 
 /*
  * Latency percentile q (0..100) of a row from its log2 histogram: the
