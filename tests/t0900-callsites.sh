@@ -231,5 +231,4 @@ test_expect_success '--folded with sweep is refused, -k or not' '
 	folded_refused sweep n=1,2 -- touch ran{}
 '
 
-# t0901 goes on with tests of its own.
 test_done
