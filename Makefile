@@ -55,26 +55,7 @@ ifeq ($(HAVE_M32),yes)
 HELPER32_BINS := $(HELPER_SRCS:tests/helpers/%.c=build/helpers32/%)
 endif
 
-all: iotrace build/iotrace-agent.so
-
-# The agent engine's in-process agent (agent/agent.c): a shared object
-# with no project code and no libc, which iotrace maps into a program
-# itself (tracer/agent-inject.c: only relative relocations, checked here)
-# or dlopen()s (built-in workloads); found beside iotrace or in build/.
-AGENT_SRCS = agent/agent.c agent/arm.c agent/probe.c agent/files.c agent/sites.c \
-	agent/libc.c
-build/iotrace-agent.so: $(AGENT_SRCS) agent/agent-int.h agent/agent-abi.h | build/config.mk
-	@mkdir -p $(dir $@)
-	$(QCC)$(CC) -I. -D_GNU_SOURCE -std=gnu11 -Wall -Wextra -Werror $(CFLAGS) \
-		-fPIC -shared -fvisibility=hidden -nostdlib \
-		-fno-stack-protector -fno-sanitize=all -Wl,-z,norelro \
-		-Wl,-Bsymbolic -Wl,--hash-style=both $(LDFLAGS) -o $@.tmp \
-		$(AGENT_SRCS)
-	@if readelf -rW $@.tmp | grep -q 'R_X86_64_' && \
-	    readelf -rW $@.tmp | grep 'R_X86_64_' | grep -qv 'R_X86_64_RELATIVE'; then \
-		echo "$@: relocations other than R_X86_64_RELATIVE" >&2; \
-		readelf -rW $@.tmp >&2; rm -f $@.tmp; exit 1; fi
-	@mv $@.tmp $@
+all: iotrace
 
 iotrace: $(CLI_OBJS) build/libiotrace.a
 	@echo '  LINK    $@'
@@ -110,12 +91,6 @@ build/helpers/rwsites.so: tests/helpers/rwsites.S Makefile | build/config.mk
 	$(QCC)$(CC) -shared -nostdlib -Wl,-z,noexecstack \
 		-Wl,-Ttext-segment=0x10000 $(LDFLAGS) -o $@ $<
 build/tests/test-rewrite-sites: | build/helpers/rwsites.so
-
-# A static tracee (the agent engine cannot enter one): one helper again.
-HELPER_BINS += build/helpers/static-sigsys
-build/helpers/static-sigsys: tests/helpers/sigsys.c | build/config.mk
-	@mkdir -p $(dir $@)
-	$(QCC)$(CC) -static -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
 
 # The fast path in a static program: its libc is in it (t0955).
 HELPER_BINS += build/helpers/fdcases-static
@@ -155,8 +130,7 @@ build/helpers/%.so: tests/helpers/preload/%.c | build/config.mk
 # Everything the shell tests run but iotrace itself: one list, so that
 # `make check` and `make check-sanitize` build the same programs, each
 # on its own (tests/t0002-make.sh checks every target's).
-TEST_PROGS = build/iotrace-agent.so $(HELPER_BINS) $(HELPER32_BINS) \
-	$(PRELOAD_LIBS)
+TEST_PROGS = $(HELPER_BINS) $(HELPER32_BINS) $(PRELOAD_LIBS)
 
 build/helpers32/%: tests/helpers/%.c | build/config.mk
 	@mkdir -p $(dir $@)
@@ -187,7 +161,7 @@ build/config.mk: scripts/configure Makefile
 	@mkdir -p build
 	$(Q)PKG_CONFIG='$(PKG_CONFIG)' CC='$(CC)' sh scripts/configure $(PKGS) > $@.tmp && mv $@.tmp $@
 
-demo: iotrace build/iotrace-agent.so
+demo: iotrace
 	./iotrace -- dd if=/dev/zero of=build/demo.out bs=1024 count=20480
 
 check: iotrace $(UNIT_BINS) $(TEST_PROGS) test-deps
@@ -201,7 +175,7 @@ test-deps:
 	@command -v go >/dev/null 2>&1 || sh scripts/install-deps --tests || true
 .PHONY: test-deps
 
-bench: iotrace build/iotrace-agent.so $(HELPER_BINS) bench-deps
+bench: iotrace $(HELPER_BINS) bench-deps
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/bench.sh
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/stacks.sh
 
@@ -212,28 +186,23 @@ bench-deps:
 		sh scripts/install-bench-deps || true
 .PHONY: bench-deps
 
-bench-agent: iotrace build/iotrace-agent.so $(HELPER_BINS)
-	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers sh bench/agent.sh
-
 bench-sweep: iotrace
 	$(Q)IOTRACE=$(CURDIR)/iotrace sh bench/sweep-dd.sh
 
-install: iotrace build/iotrace-agent.so
+install: iotrace
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 iotrace $(DESTDIR)$(BINDIR)/iotrace
-	install -m 644 build/iotrace-agent.so $(DESTDIR)$(BINDIR)/iotrace-agent.so
 	install -m 644 iotrace.1 $(DESTDIR)$(MANDIR)/man1/iotrace.1
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/iotrace $(DESTDIR)$(BINDIR)/iotrace-agent.so \
-		$(DESTDIR)$(MANDIR)/man1/iotrace.1
+	rm -f $(DESTDIR)$(BINDIR)/iotrace $(DESTDIR)$(MANDIR)/man1/iotrace.1
 
 style:
 	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) */*.h reports/*/*.h
 
 lint: | build/config.mk
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -I. -D_GNU_SOURCE \
-		--suppress='preprocessorErrorDirective:build/gen/pprof.pb-c.h' tracer reports workloads cli agent
+		--suppress='preprocessorErrorDirective:build/gen/pprof.pb-c.h' tracer reports workloads cli
 
 clean:
 	rm -rf build iotrace
@@ -246,12 +215,11 @@ help:
 	@echo 'make fuzz       libFuzzer (clang), FUZZ_TIME seconds a target'
 	@echo 'make bench      compare iotrace with strace, perf, bpftrace, untraced'
 	@echo 'make bench-sweep  a dd sweep against GNU dd run untraced'
-	@echo 'make bench-agent  the agent engine against ptrace and untraced'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (default /usr/local)'
 	@echo 'make lint       cppcheck;  make style  clang-format'
 	@echo 'V=1             show full commands'
 
-.PHONY: all demo check bench bench-agent bench-sweep install uninstall style lint clean help
+.PHONY: all demo check bench bench-sweep install uninstall style lint clean help
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d)
 

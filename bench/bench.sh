@@ -51,15 +51,13 @@ catpipe|$SH $work/catpipe.sh
 startup|$TRUE"
 
 # Modes: name and the prefix that traces a command.  iotrace is the
-# default engine (auto: the ptrace engine, with its seccomp filter);
-# iotrace-agent the experimental agent engine, for comparison.  Of the
-# modes after these, those whose tool cannot run here are dropped, each
-# with a line saying why.
+# default engine (auto: the ptrace engine, with its seccomp filter and
+# its fast path).  Of the modes after these, those whose tool cannot run
+# here are dropped, each with a line saying why.
 modes="untraced|
 strace|strace -f -c -o $work/s.txt
 strace-bpf-write|strace -f -c --seccomp-bpf -e trace=write -o $work/s.txt
 iotrace|$IOTRACE -o $work/i.txt --
-iotrace-agent|$IOTRACE --engine=agent -o $work/i.txt --
 iotrace-no-seccomp|$IOTRACE --no-seccomp -o $work/i.txt --
 iotrace-count-only|$IOTRACE --engine=ptrace --count-only -o $work/i.txt --
 iotrace-write|$IOTRACE -e trace=write -o $work/i.txt --
@@ -113,12 +111,12 @@ else
 bpftrace|$SH $work/bpftrace.sh"
 fi
 
-# The million-call loops run only under the modes issue 21 compares (and
-# the agent's): each other mode would add 7-15 s a round.
+# The million-call loops run only under the modes issue 21 compares:
+# each other mode would add seconds a round.
 runs() { # workload mode: is the pair measured?
 	case $1 in shm1m | null1m) ;; *) return 0 ;; esac
 	case $2 in
-	untraced | iotrace | iotrace-no-rewrite | iotrace-agent | strace | perf-trace | bpftrace) return 0 ;;
+	untraced | iotrace | iotrace-no-rewrite | strace | perf-trace | bpftrace) return 0 ;;
 	esac
 	return 1
 }
@@ -172,8 +170,6 @@ for spec in "dd bs=1024 count=20000|run dd bs=1024 count=20000 of=$work/lat.out|
 	round=1
 	while [ $round -le "$REPS" ]; do
 		# shellcheck disable=SC2086
-		# The ptrace engine's figures (bench/agent.sh has the agent's;
-		# `run` alone would take it).
 		"$IOTRACE" --engine=ptrace -o t.txt --truth $iot_cmd >/dev/null 2>&1
 		set -- $(truth_line t.txt)
 		echo "${1:-0}" >>truth; echo "${2:-0}" >>iot
@@ -217,7 +213,7 @@ check "$(ratio "$(wall_of dd iotrace-openat)" "$(wall_of dd untraced)")" 1.3 \
 # under each tool it is compared with, and its targets.  The start-up
 # row is each tool's fixed cost (in ms: /bin/true), which the ratios of
 # the short workloads include.
-i21_modes="iotrace iotrace-no-rewrite iotrace-agent strace perf-trace bpftrace"
+i21_modes="iotrace iotrace-no-rewrite strace perf-trace bpftrace"
 echo
 echo "issue 21: wall / untraced, median of $REPS (start-up: wall ms of $TRUE)"
 printf '%-10s %9s' workload "untraced"

@@ -10,11 +10,9 @@
 # have no such simple truth, so only their wall is compared.
 # The last two cases are the fourth seed: the estimates must order the
 # splice copier and cat as their untraced runs do.
-# ENGINE picks the engine (default auto, iotrace's default: the ptrace
-# engine; ENGINE=agent gives the experimental agent's estimate).
 # Prints a table and writes part3.json in the current directory.
 set -eu
-: "${IOTRACE:?}" "${HELPERS:?}" "${REPS:=3}" "${ENGINE:=auto}"
+: "${IOTRACE:?}" "${HELPERS:?}" "${REPS:=3}"
 work=$(pwd)
 
 head -c 20000000 /dev/urandom | od -An -tx1 | head -c 20000000 >"$work/gz20m"
@@ -34,7 +32,6 @@ dd bs=64K count=300 then sync|-- sh $work/ddsync.sh|0
 splice copier of 256 MiB to a pipe|-- sh $work/splice.sh|0
 cat of 256 MiB to a pipe|-- sh $work/cat.sh|0"
 
-echo "engine: $ENGINE" >&2
 printf '%-44s %8s %8s %8s %17s %5s %6s %6s\n' case "untraced" traced estimate "range (resolved?)" "err" share "true" >&2
 : >part3.json
 echo "$cases" | while IFS='|' read -r name args single; do
@@ -43,7 +40,7 @@ echo "$cases" | while IFS='|' read -r name args single; do
 	# The last case's dirty pages are written back now, not during this
 	# case's untraced runs (seen: dd bs=64K untraced as slow as traced).
 	sync
-	"$IOTRACE" --engine="$ENGINE" --baseline="$REPS" --save p.json \
+	"$IOTRACE" --baseline="$REPS" --save p.json \
 		-o /dev/null "$@" >/dev/null 2>&1 </dev/null || :
 	python3 - "$name" "$single" <<'PY' >>part3.json
 import json, sys

@@ -3,13 +3,11 @@
 # make bench, part 4: what -k costs per call against strace -f -k, on
 # syscall-bound loops (writeloop: one-byte writes, as bufwrite buf=0
 # makes them; GNU dd bs=1024), measured in one run, interleaved
-# (untraced, iotrace, iotrace -k, iotrace --engine=ptrace -k, strace -f
-# -k; REPS rounds, medians).  iotrace -k is the default engine's (the
-# agent's, which copies each call's stack for iotrace to unwind).  The
-# cost of a mode is (its wall - the untraced wall) / calls; the target is
-# iotrace -k under 1/5 of strace -f -k.  Then iotrace -k's
-# peak RSS on a long run (RSS_CALLS one-byte writes, /usr/bin/time):
-# the caches are bounded, so it must not grow with the calls.
+# (untraced, iotrace, iotrace -k, strace -f -k; REPS rounds, medians).
+# The cost of a mode is (its wall - the untraced wall) / calls; the
+# target is iotrace -k under 1/5 of strace -f -k.  Then iotrace -k's peak
+# RSS on a long run (RSS_CALLS one-byte writes, /usr/bin/time): the
+# caches are bounded, so it must not grow with the calls.
 set -eu
 . "$(dirname "$0")/lib.sh"
 : "${IOTRACE:?}" "${HELPERS:?}"
@@ -27,7 +25,6 @@ dd|$((2 * CALLS))|dd if=/dev/zero of=$work/dd.out bs=1024 count=$CALLS"
 modes="untraced|
 iotrace|$IOTRACE -o $work/i.txt --
 iotrace-k|$IOTRACE -k -o $work/i.txt --
-ptrace-k|$IOTRACE --engine=ptrace -k -o $work/i.txt --
 strace-k|strace -f -k -o $work/s.txt"
 
 interleave "$workloads" "$modes"
@@ -39,7 +36,7 @@ fail=0
 echo "$workloads" | {
 while IFS='|' read -r wname calls wcmd; do
 	base=$(wall_of "$wname" untraced)
-	for m in iotrace iotrace-k ptrace-k strace-k; do
+	for m in iotrace iotrace-k strace-k; do
 		w=$(wall_of "$wname" "$m")
 		awk -v w="$w" -v b="$base" -v n="$calls" -v wn="$wname" \
 			-v m="$m" 'BEGIN { printf "%-10s %-10s %10.3f %14.2f\n",
@@ -49,10 +46,7 @@ while IFS='|' read -r wname calls wcmd; do
 	s=$(wall_of "$wname" strace-k)
 	r=$(awk -v k="$k" -v s="$s" -v b="$base" \
 		'BEGIN { printf "%.3f", (s > b) ? (k - b) / (s - b) : 0 }')
-	p=$(wall_of "$wname" ptrace-k)
-	rp=$(awk -v k="$k" -v p="$p" -v b="$base" \
-		'BEGIN { printf "%.2f", (p > b) ? (k - b) / (p - b) : 0 }')
-	echo "$wname: iotrace -k costs $r of strace -f -k per call (target < 0.2), $rp of --engine=ptrace -k"
+	echo "$wname: iotrace -k costs $r of strace -f -k per call (target < 0.2)"
 	awk -v r="$r" 'BEGIN { exit !(r < 0.2) }' || fail=1
 done
 exit $fail

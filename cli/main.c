@@ -87,11 +87,7 @@ static void print_help(void)
 	       "                     one CPU\n"
 	       "      --engine=E     auto (default) or ptrace: stops the\n"
 	       "                     command at its calls, as strace -f\n"
-	       "                     does; agent (experimental): an\n"
-	       "                     in-process agent (Syscall User\n"
-	       "                     Dispatch) runs armed tasks detached\n"
-	       "                     from ptrace, which some programs\n"
-	       "                     notice (iotrace(1), LIMITATIONS)\n"
+	       "                     does\n"
 	       "  -p PID[,PID...]    attach to running processes (repeatable)\n"
 	       "                     until they exit, Ctrl-C or --duration\n"
 	       "      --duration SECS  with -p: detach after SECS seconds\n"
@@ -247,18 +243,13 @@ static int parse_baseline(const char *arg)
 	return (int)n;
 }
 
-/*
- * --engine=ptrace|agent|auto: auto is the ptrace engine.  The agent runs
- * armed tasks detached from ptrace, which changes what some programs see
- * and can lose their calls (README, Limitations): an experiment, asked
- * for by name only.
- */
+/* --engine=ptrace|auto: auto is the ptrace engine, the only one. */
 static void parse_engine(struct cli_opts *o, const char *arg)
 {
 	o->engine = tracer_engine_find(strcmp(arg, "auto") ? arg : "ptrace");
 	if (!o->engine)
-		usage_error("--engine: expected ptrace, agent or auto, got "
-			    "'%s'", arg);
+		usage_error("--engine: expected ptrace or auto, got '%s'",
+			    arg);
 }
 
 static void parse_option(struct cli_opts *o, int c, char **argv)
@@ -411,10 +402,6 @@ static int run_attach(struct cli_opts *o, int argc, char **argv)
 	if (o->baseline || o->truth)
 		usage_error("--%s needs a command to run, not -p",
 			    o->truth ? "truth" : "baseline");
-	if (strcmp(o->engine->name, "ptrace"))
-		usage_error("--engine=%s: -p attaches to running processes, "
-			    "the agent is loaded only as a program starts",
-			    o->engine->name);
 	stacks_check_folded(o, false);
 	settle_options(o);
 	return cmd_attach(o);

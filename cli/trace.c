@@ -31,10 +31,7 @@ static void on_aggregate(void *ctx, const struct tracer_aggregate *a)
 {
 	struct sink_ctx *s = ctx;
 
-	if (!a->stack_id)
-		profile_add_aggregate(s->p, a);
-	else if (s->stacks)
-		profile_add_callsite_share(s->p, &s->sites, s->stacks, a);
+	profile_add_aggregate(s->p, a);
 }
 
 int exit_status_of(const struct profile *p)
@@ -96,13 +93,6 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 	static int said;
 	const char *why;
 
-	if (strcmp(o->engine->name, "ptrace")) {
-		why = o->engine->probe(&o->tracer, target);
-		if (why)
-			return error("cannot trace '%s' with the %s engine: "
-				     "%s", what, o->engine->name, why);
-		return 0;
-	}
 	o->tracer.seccomp = !o->no_seccomp;
 	o->seccomp_why_not = o->no_seccomp ? "--no-seccomp" : NULL;
 	why = o->engine->probe(&o->tracer, target);
@@ -213,12 +203,10 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	if (tracer_pending_signal())
 		return error("SIG%s before '%s' started: nothing run",
 			     sigabbrev_np(tracer_pending_signal()), argv[0]);
-	/* The tracer shows the cache every close, even under -e trace=;
-	   the agent engine's ptrace does not see the agent's calls. */
+	/* The tracer shows the cache every close, even under -e trace=. */
 	memset(&sctx, 0, sizeof(sctx));
 	sctx.p = p;
-	sctx.fds = fd_cache_new(p->native_arch,
-				strcmp(o->engine->name, "agent") != 0);
+	sctx.fds = fd_cache_new(p->native_arch, true);
 	if (stacks_start(o) < 0) {
 		fd_cache_free(sctx.fds);
 		return -1;
@@ -233,7 +221,6 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	snprintf(p->engine, sizeof(p->engine), "%s",
 		 res.engine ? res.engine : "");
 	profile_set_trace_expr(p, o->trace_expr);
-	profile_set_engines(p, &res.use);
 	profile_set_fast(p, &res.fast);
 	if (err < 0 && !res.exited)
 		return error("cannot trace '%s': %s", argv[0], strerror(-err));

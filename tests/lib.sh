@@ -12,7 +12,7 @@
 # $IOTRACE is the binary under test, $HELPERS the built test programs,
 # $HELPERS32 the same built as i386 programs (gcc -m32), $FIXTURES
 # tests/fixtures.  Prerequisites: test_have_prereq PTRACE, STRACE, M32,
-# UNSANITIZED (not under make check-sanitize), ROOT, AGENT, PIDNS,
+# UNSANITIZED (not under make check-sanitize), ROOT, PIDNS,
 # PYTHON3, GDB;
 # test_expect_success PREREQ 'title' 'body' skips without it.
 
@@ -26,7 +26,17 @@ export IOTRACE HELPERS HELPERS32 FIXTURES
 # for the suite, in the build tree, not the user's.
 : "${XDG_CACHE_HOME:=$TESTS_DIR/../build/test-cache}"
 export XDG_CACHE_HOME
-. "$TESTS_DIR/wait.sh"
+
+# wait_for 'CONDITION': polls until CONDITION holds, for up to 20 s; the
+# sleeps only pace the polling, no assertion depends on time.
+wait_for() {
+	n=0
+	until eval "$1"; do
+		n=$((n + 1))
+		test $n -lt 400 || { echo "timed out: $1"; return 1; }
+		sleep 0.05
+	done
+}
 
 test_count=0
 test_failed=0
@@ -67,10 +77,6 @@ test_have_prereq() {
 			# check-sanitize the sanitizers' runtime makes calls
 			# of its own there
 			test -z "$IOTRACE_SANITIZED" || return 1 ;;
-		AGENT)
-			# --engine=agent runs here (Syscall User Dispatch)
-			"$IOTRACE" --engine=agent -o /dev/null -- true \
-				>/dev/null 2>&1 || return 1 ;;
 		PIDNS)
 			# a pid namespace of the test's own (unshare, root):
 			# pids taken by nothing else, ns_last_pid writable

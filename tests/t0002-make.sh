@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Every make target builds what it runs: each program the scripts a
-# target runs name ($HELPERS/NAME, $HELPERS32/NAME, the agent they ask
-# for) is a prerequisite of that target in make's own database (make
+# target runs name ($HELPERS/NAME, $HELPERS32/NAME) is a prerequisite
+# of that target in make's own database (make
 # -pq), so that no target works only after another one built its
 # programs (make check-sanitize alone in a fresh clone lacked -k's static
 # and stripped helpers, which only make check built).
@@ -17,8 +17,7 @@ prereqs() {
 }
 
 # What scripts $@ run (comments aside), as make builds it: build/helpers/NAME,
-# build/helpers32/NAME (where make builds i386 helpers at all: M32),
-# build/iotrace-agent.so for the agent engine.
+# build/helpers32/NAME (where make builds i386 helpers at all: M32).
 programs() {
 	sed -e '/^[[:space:]]*#/d' "$@" |
 		grep -oE '\$\{?HELPERS(32)?\}?/[A-Za-z0-9_.-]+' |
@@ -26,7 +25,6 @@ programs() {
 		    -e 's|^\$[{]*HELPERS[}]*/|build/helpers/|' |
 		{ if grep -q '^build/helpers32/' prereqs.check; then cat
 		  else grep -v '^build/helpers32/'; fi; }
-	! grep -qE 'engine=agent|AGENT' "$@" || echo build/iotrace-agent.so
 }
 
 # builds TARGET SCRIPT...: each program of the scripts a prerequisite.
@@ -54,14 +52,11 @@ test_expect_success 'make bench builds what bench.sh, stacks.sh, estimate.sh run
 	builds bench "$SRC"/bench/bench.sh "$SRC"/bench/stacks.sh \
 		"$SRC"/bench/estimate.sh "$SRC"/bench/lib.sh
 '
-test_expect_success 'make bench-agent builds what agent.sh runs' '
-	builds bench-agent "$SRC"/bench/agent.sh "$SRC"/bench/lib.sh
-'
 test_expect_success 'make bench-sweep builds what sweep-dd.sh runs' '
 	builds bench-sweep "$SRC"/bench/sweep-dd.sh
 '
 test_expect_success 'each target builds iotrace; fuzz its targets' '
-	for t in check bench bench-agent bench-sweep demo; do
+	for t in check bench bench-sweep demo; do
 		prereqs $t && grep -q "^iotrace$" prereqs.$t ||
 		{ echo "make $t: no iotrace"; exit 1; }
 	done &&

@@ -134,8 +134,6 @@ test_expect_success PTRACE 'header line ties the table to the wall clock' '
 	test "$n" = "$(awk "\$NF == \"total\" { print \$4 }" t)"
 '
 
-# The ptrace engine's line: the agent engine's adds the calls it
-# dispatched (t0910).
 test_expect_success PTRACE 'second line: the untraced estimate, a range' '
 	"$IOTRACE" --engine=ptrace -o t -- \
 		dd if=/dev/zero of=/dev/null count=10 2>/dev/null &&

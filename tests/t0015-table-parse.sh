@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Tables any strace -c parser reads.  In the default modes every row of
-# the table is numbers, under both engines (a signal handler's
+# the table is numbers (a signal handler's
 # rt_sigreturn, a shell's execves, dd's reads and writes): usecs/call is
 # seconds / calls as strace's count.c computes it (the quotient
 # truncated to whole microseconds), over every call of the row and for
@@ -140,21 +140,15 @@ print(len(rows))
 ' "$1"
 }
 
-# each_engine PREFIX ARGS...: iotrace --engine=E ARGS, for ptrace and,
-# where it runs, the agent; tables in PREFIX-E.txt.
-if test_have_prereq AGENT; then
-	agent=agent
-fi
-each_engine() {
+# traced PREFIX ARGS...: iotrace --engine=ptrace ARGS, the table in
+# PREFIX-ptrace.txt.
+traced() {
 	prefix=$1
 	shift
-	for e in ptrace $agent; do
-		"$IOTRACE" --engine=$e -o "$prefix-$e.txt" "$@" >/dev/null ||
-			return 1
-	done
+	"$IOTRACE" --engine=ptrace -o "$prefix-ptrace.txt" "$@" >/dev/null
 }
 
-# run CMD PREFIX OPTS...: one of the commands under each engine: sig, a
+# run CMD PREFIX OPTS...: one of the commands: sig, a
 # signal handler's rt_sigreturn; shx, a shell exec'ing five programs,
 # one of them missing; ddx, dd.
 run() {
@@ -162,11 +156,11 @@ run() {
 	prefix=$2
 	shift 2
 	case $cmd in
-	sig)	each_engine "$prefix" "$@" -- "$HELPERS/sigsys" signals 3 ;;
-	shx)	each_engine "$prefix" "$@" -- sh -c "\"$HELPERS/oddcalls\"; \
+	sig)	traced "$prefix" "$@" -- "$HELPERS/sighandler" 3 ;;
+	shx)	traced "$prefix" "$@" -- sh -c "\"$HELPERS/oddcalls\"; \
 			/no/such/command 2>/dev/null; /bin/cat /dev/null; \
 			exec /bin/ls /" ;;
-	ddx)	each_engine "$prefix" "$@" -- dd if=/dev/zero of=/dev/null \
+	ddx)	traced "$prefix" "$@" -- dd if=/dev/zero of=/dev/null \
 			bs=1k count=300 status=none ;;
 	esac
 }
@@ -188,9 +182,9 @@ default_runs() {
 	done
 }
 
-test_expect_success PTRACE 'default modes, both engines: every row numbers' '
+test_expect_success PTRACE 'default modes: every row numbers' '
 	default_runs >/dev/null &&
-	for f in *-ptrace.txt *-agent.txt; do
+	for f in *-ptrace.txt; do
 		test -f "$f" || continue
 		check_table "$f" || return 1
 	done
@@ -199,23 +193,14 @@ test_expect_success PTRACE 'default modes, both engines: every row numbers' '
 test_expect_success PTRACE 'the rows iotrace used to print with "-" are there' '
 	grep -q " rt_sigreturn$" sig-plain-ptrace.txt &&
 	grep -q " execve$" shx-plain-ptrace.txt &&
-	for e in ptrace $agent; do
-		grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9]+ +3 +rt_sigreturn$" \
-			sig-plain-$e.txt &&
-		grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9]+ +5 +1 execve$" \
-			shx-plain-$e.txt || return 1
-	done
-'
-
-# The agent times the execves it makes too (iotrace at their exec event,
-# as they never return to it): no row is partly timed.
-test_expect_success AGENT 'the agent: every execve timed' '
-	test "$(grep -c "ptrace counted" shx-plain-agent.txt)" = 1 &&
-	! grep "counted only, not timed" *-agent.txt
+	grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9]+ +3 +rt_sigreturn$" \
+		sig-plain-ptrace.txt &&
+	grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9]+ +5 +1 execve$" \
+		shx-plain-ptrace.txt
 '
 
 test_expect_success PTRACE,PYTHON3 'a Python parser: float() on every cell' '
-	for f in *-ptrace.txt *-agent.txt; do
+	for f in *-ptrace.txt; do
 		test -f "$f" || continue
 		n=$(py_floats "$f") && test "$n" -gt 3 || return 1
 	done
@@ -223,18 +208,15 @@ test_expect_success PTRACE,PYTHON3 'a Python parser: float() on every cell' '
 
 # The count-only modes, and what reads every table back.
 test_expect_success PTRACE 'count-only modes: "-" where nothing was timed' '
-	for e in ptrace $agent; do
-		"$IOTRACE" --engine=$e --count-only -o co-$e.txt -- \
-			sh -c "/bin/cat /dev/null; exec /bin/ls /" >/dev/null &&
-		"$IOTRACE" --engine=$e -e count=read,rt_sigreturn \
-			-o ec-$e.txt -- "$HELPERS/sigsys" signals 3 \
-			>/dev/null &&
-		check_table --dash co-$e.txt &&
-		check_table --dash ec-$e.txt &&
-		grep -q "^ *- *- *- *[0-9]* *- read$" ec-$e.txt &&
-		grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +(1 +)?write$" \
-			ec-$e.txt || return 1
-	done
+	"$IOTRACE" --engine=ptrace --count-only -o co-ptrace.txt -- \
+		sh -c "/bin/cat /dev/null; exec /bin/ls /" >/dev/null &&
+	"$IOTRACE" --engine=ptrace -e count=read,rt_sigreturn \
+		-o ec-ptrace.txt -- "$HELPERS/sighandler" 3 >/dev/null &&
+	check_table --dash co-ptrace.txt &&
+	check_table --dash ec-ptrace.txt &&
+	grep -q "^ *- *- *- *[0-9]* *- read$" ec-ptrace.txt &&
+	grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +(1 +)?write$" \
+		ec-ptrace.txt
 '
 
 # The table of FILE, from its header to its total row.
@@ -245,7 +227,7 @@ table_of() {
 # Read back, a table prints as it was: the seconds as printed, "-" as
 # counted only, rows of equal seconds in the same order.
 test_expect_success PTRACE 'report reads back every table iotrace printed' '
-	for f in *-ptrace.txt *-agent.txt; do
+	for f in *-ptrace.txt; do
 		test -f "$f" || continue
 		sort= &&
 		case $f in
@@ -264,7 +246,7 @@ test_expect_success PTRACE 'report reads back every table iotrace printed' '
 
 test_expect_success PTRACE 'diff reads any two of them, "-" too' '
 	for f in co-ptrace.txt ec-ptrace.txt shx-plain-ptrace.txt \
-		 sig-raw-ptrace.txt co-$agent.txt; do
+		 sig-raw-ptrace.txt; do
 		test -f "$f" || continue
 		"$IOTRACE" diff "$f" shx-plain-ptrace.txt >d.txt &&
 		"$IOTRACE" diff co-ptrace.txt "$f" >d.txt &&

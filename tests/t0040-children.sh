@@ -93,8 +93,7 @@ test_expect_success PTRACE 'exec from a thread other than the leader' '
 '
 
 # Whether the leader's rt_sigprocmask after its clone comes before the
-# thread's execve ends it is a race untraced too (the agent, which does
-# not slow the thread down, lost it 1 run in 4: 3 calls instead of 4).
+# thread's execve ends it is a race untraced too.
 test_expect_success PTRACE,STRACE 'exec from a thread: counts equal strace' '
 	strace -f -c -o s "$HELPERS/threxec" "$HELPERS/forker" 7 &&
 	"$IOTRACE" -o t -- "$HELPERS/threxec" "$HELPERS/forker" 7 &&

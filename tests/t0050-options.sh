@@ -33,6 +33,14 @@ test_expect_success 'unknown syscall in a list' '
 test_expect_success 'unknown class' 'bad_usage %nosuch -e trace=%nosuch'
 test_expect_success 'unknown -e qualifier' 'bad_usage bogus -e bogus=read'
 test_expect_success 'unknown format' 'bad_usage xml --format=xml'
+test_expect_success 'unknown engine' 'bad_usage bogus --engine=bogus'
+# The agent engine is gone: its name is as unknown as any other, and the
+# usage error names the engines that exist.
+test_expect_success '--engine=agent: unknown, the engines that exist named' '
+	bad_usage agent --engine=agent &&
+	want="expected ptrace or auto, got '\''agent'\''" &&
+	test "$(cat err)" = "iotrace: --engine: $want (see iotrace --help)"
+'
 test_expect_success 'option without its value' '
 	rm -f err && ( "$IOTRACE" -S 2>err ); test $? = 2 &&
 	grep -q "'\''-S'\''" err && test "$(wc -l <err)" = 1

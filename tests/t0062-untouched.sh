@@ -1,15 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The default engine leaves the program as it is untraced (rule 1) and
-# counts what strace -f -c counts (rule 2) where the in-process agent
-# did not (issue 20): a process that drops its privileges, a fork bomb
-# under RLIMIT_NPROC, a pid namespace of its own (nothing outside the
-# command's tree is traced or killed), a program that traces (gdb,
-# PTRACE_TRACEME: EPERM under any tracer, as under strace, never a
-# SIGTRAP), waits with every signal but one blocked, a thread on a
-# 16 KiB stack and a handler on an 8 KiB sigaltstack making calls, and
-# signal calls given a bad pointer.  untouched (lib.sh) runs each
-# untraced, under strace -f -c and under iotrace with no --engine.
+# counts what strace -f -c counts (rule 2): a process that drops its
+# privileges, a fork bomb under RLIMIT_NPROC, a pid namespace of its own
+# (nothing outside the command's tree is traced or killed), a program
+# that traces (gdb, PTRACE_TRACEME: EPERM under any tracer, as under
+# strace, never a SIGTRAP), waits with every signal but one blocked, a
+# thread on a 16 KiB stack and a handler on an 8 KiB sigaltstack making
+# calls, and signal calls given a bad pointer.  untouched (lib.sh) runs
+# each untraced, under strace -f -c and under iotrace with no --engine.
 . "$(dirname "$0")/lib.sh"
 
 # A uid of the fork bomb's own: RLIMIT_NPROC counts every process of

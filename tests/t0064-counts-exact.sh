@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The default engine's counts equal strace -f -c's where the in-process
-# agent's did not (issue 20): a read left by siglongjmp from its signal
-# handler, reads the kernel makes again (SA_RESTART), 200 processes of
-# 10 forks each, a non-dumpable process traced by an iotrace with no
-# privilege; and they stay so when iotrace itself is stopped for a
-# while.  iotrace killed, by SIGTERM or SIGKILL, leaves no process of
-# the command's tree behind, and touches none outside it.
+# The default engine's counts equal strace -f -c's (issue 20): a read
+# left by siglongjmp from its signal handler, reads the kernel makes
+# again (SA_RESTART), 200 processes of 10 forks each, a non-dumpable
+# process traced by an iotrace with no privilege; and they stay so when
+# iotrace itself is stopped for a while.  iotrace killed, by SIGTERM or
+# SIGKILL, leaves no process of the command's tree behind, and touches
+# none outside it.
 . "$(dirname "$0")/lib.sh"
 
 # The signal helper's polling child makes as many of these as it takes.

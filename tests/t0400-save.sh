@@ -83,6 +83,29 @@ test_expect_success 'an strace table saved as JSON prints the same again' '
 
 # The kernel takes up to 6 MiB of argv (a quarter of the stack limit):
 # 100,000 arguments is 1.4 MiB with the pointers, and its --save loads.
+# A run the agent engine saved, before it was retired (fixtures/saved):
+# report prints its tables as that version did, and not the agent's own
+# header lines nor the untraced estimate its "engines" object fed; saved
+# again, the file has neither; diff reads it, against itself and against
+# a run of the ptrace engine.
+test_expect_success 'a run of the retired agent engine: report and diff' '
+	f="$FIXTURES/saved/35b6680-agent.json" &&
+	"$IOTRACE" --histogram report "$f" >r.txt &&
+	sed -n "/^% time/,\$p" "$FIXTURES/saved/35b6680-agent-report.txt" \
+		>expect &&
+	sed -n "/^% time/,\$p" r.txt >actual &&
+	test_cmp expect actual &&
+	grep -q "^iotrace: sh exited 0 after 0.009 s wall; 481 syscalls" r.txt &&
+	grep -q "^iotrace: engine agent; " r.txt &&
+	! grep -q "agent counted\|agent handled\|untraced, this run" r.txt &&
+	"$IOTRACE" report --format=json "$f" >again.json &&
+	! grep -q "\"engines\"\|\"untraced\"" again.json &&
+	"$IOTRACE" diff "$f" "$f" >d.txt &&
+	grep -q "^NEW spends the same time in syscalls" d.txt &&
+	"$IOTRACE" diff "$FIXTURES/saved/0e5694a.json" "$f" >d.txt &&
+	grep -q "^NEW spends .* less time in syscalls" d.txt
+'
+
 test_expect_success PTRACE 'a saved command of 100,000 arguments loads' '
 	"$IOTRACE" -o many.txt --save many.json -- true $(seq 100000) &&
 	"$IOTRACE" report many.json >again.txt &&

@@ -4,7 +4,7 @@
 # count the same; count-only rows are marked, never invented; calibration
 # never makes a time negative; pinning is invisible to the program.
 # These are the ptrace engine's paths: its runs say --engine=ptrace (the
-# default is auto, the agent where it can run).
+# default, auto, is the same engine).
 . "$(dirname "$0")/lib.sh"
 
 # Runs one command line on both paths of the ptrace engine; its own exit
@@ -142,6 +142,34 @@ test_expect_success PTRACE 'sort sees the same CPUs (threads it may start)' '
 	seq 1 20000 | sort -r >expect &&
 	seq 1 20000 | "$IOTRACE" -o /dev/null -- sort -r >actual &&
 	test_cmp expect actual
+'
+
+# auto, the default, is the ptrace engine (the only one), filtered where
+# the kernel allows: a command, a dynamic or static one, an i386 one, a
+# built-in workload, -k's runs and a sweep's points.
+test_expect_success PTRACE 'the default is the ptrace engine, for commands and workloads' '
+	"$IOTRACE" -o d.txt -- true &&
+	grep -q "^iotrace: engine seccomp-bpf" d.txt &&
+	"$IOTRACE" --engine=auto -o auto.txt -- true &&
+	grep -q "^iotrace: engine seccomp-bpf" auto.txt &&
+	"$IOTRACE" --no-seccomp -o n.txt -- true &&
+	grep -q "^iotrace: engine ptrace" n.txt &&
+	"$IOTRACE" -o run.txt run bufwrite buf=0 total=100 of=/dev/null &&
+	grep -q "^iotrace: engine seccomp-bpf" run.txt &&
+	"$IOTRACE" -k -o run.txt run bufwrite buf=0 total=100 of=/dev/null &&
+	grep -q "^iotrace: engine seccomp-bpf" run.txt &&
+	grep -q "^  100\.0%  *100 calls " run.txt &&
+	mkdir -p sw &&
+	"$IOTRACE" -o sweep.txt sweep --repeat 1 --save-dir sw bs=1k run dd \
+		size=8k of=/dev/null &&
+	grep -q "\"engine\": \"seccomp-bpf\"" sw/bs=1k.json &&
+	"$IOTRACE" -o st.txt -- "$HELPERS/callsites-static" >/dev/null &&
+	grep -q "^iotrace: engine seccomp-bpf" st.txt
+'
+
+test_expect_success PTRACE,M32 '--engine=auto: an i386 command, filtered' '
+	"$IOTRACE" --engine=auto -o auto.txt -- "$HELPERS32/compat" 2 &&
+	grep -q "engine seccomp-bpf" auto.txt
 '
 
 test_done

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Findings about the device only where a block device is behind the file.
 # dd with oflag=direct or oflag=sync to /dev/shm (tmpfs takes unaligned
-# O_DIRECT, has no device, ~1 us a call), as a command, as the dd
-# workload and under the agent, says no call waited for a device and no
-# device handles partial blocks, and a saved run says so again; the same
-# runs to a file on a block device (this directory, when it is on one)
-# keep the device findings.
+# O_DIRECT, has no device, ~1 us a call), as a command and as the dd
+# workload, says no call waited for a device and no device handles
+# partial blocks, and a saved run says so again; the same runs to a file
+# on a block device (this directory, when it is on one) keep the device
+# findings.
 . "$(dirname "$0")/lib.sh"
 
 # tmpfs on /dev/shm that takes a misaligned O_DIRECT write (Linux 6.6+).
@@ -67,14 +67,6 @@ test_expect_success "PTRACE$SHM" 'dd oflag=sync to /dev/shm: no device finding' 
 		count=2000 oflag=sync 2>/dev/null &&
 	grep "^write  *2000 .* $shm/s (O_SYNC" report &&
 	no_device_finding report
-'
-
-test_expect_success "AGENT$SHM" 'the agent: no device behind /dev/shm either' '
-	"$IOTRACE" --engine=agent -o report --save agent.json -- \
-		dd if=/dev/zero of="$shm/a" bs=1130 count=2000 oflag=direct \
-		2>/dev/null &&
-	no_device_finding report &&
-	grep -A9 "\"path\": \"$shm/a\"" agent.json | grep "\"device\": false"
 '
 
 test_expect_success "PTRACE$BLOCK" 'dd oflag=direct to a block device: waited for it' '

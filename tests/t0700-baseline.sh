@@ -104,8 +104,7 @@ test_expect_success PTRACE 'JSON carries the baseline; report prints the same he
 	test_cmp expect actual && grep "untraced (--baseline" actual
 '
 
-# A key of the document's top level, the last one or not (the agent
-# engine's "engines" follows it): any engine.
+# A key of the document's top level, the last one or not.
 test_expect_success PTRACE 'without --baseline the JSON says null' '
 	"$IOTRACE" -o r.txt --save n.json -- true &&
 	grep -E "^  \"baseline\": null,?$" n.json

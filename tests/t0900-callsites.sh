@@ -8,10 +8,8 @@
 # stripped (object+offset);
 # the folded stacks sum to the table's calls; a saved run prints them
 # again and diff compares them; a corrupt frame gives a truncated stack;
-# go tool pprof reads the pprof profile's counts.  The ptrace engine's;
-# t0901 runs every test again with the agent's (ENGINE, PREREQ).
+# go tool pprof reads the pprof profile's counts.
 . "$(dirname "$0")/lib.sh"
-: "${ENGINE:=--engine=ptrace}" "${PREREQ:=PTRACE}" "${CORRUPT:=$PREREQ}"
 
 # Calls of the site of syscall $1 printed as $2 in the Call sites section.
 site_calls() {
@@ -40,8 +38,8 @@ check_sites() {
 	test "$(site_calls read "load_input (callsites)")" = 5
 }
 
-test_expect_success $PREREQ 'each call site with its exact count' '
-	"$IOTRACE" $ENGINE -k --top-sites 5 -e trace=write,read -o report \
+test_expect_success PTRACE 'each call site with its exact count' '
+	"$IOTRACE" -k --top-sites 5 -e trace=write,read -o report \
 		-- "$HELPERS/callsites" &&
 	check_sites &&
 	grep -q "^write  349 calls, [0-9.]* s$" report &&
@@ -50,56 +48,55 @@ test_expect_success $PREREQ 'each call site with its exact count' '
 
 # The execve that starts the command is made by iotrace's own code: it
 # has no call site, rather than iotrace's stack under the program's name.
-test_expect_success $PREREQ 'no call site of iotrace itself' '
-	"$IOTRACE" $ENGINE -k --folded folded -o report -- "$HELPERS/callsites" &&
+test_expect_success PTRACE 'no call site of iotrace itself' '
+	"$IOTRACE" -k --folded folded -o report -- "$HELPERS/callsites" &&
 	test "$(table_calls execve report)" = 1 &&
 	test "$(folded_sum write folded)" = 349 &&
 	! grep -e "spawn_start" -e "execve [0-9]*$" folded &&
 	! grep "(iotrace)" report
 '
 
-test_expect_success $PREREQ 'folded stacks sum to the table per syscall' '
-	"$IOTRACE" $ENGINE -k -e trace=write,read --folded folded -o report \
+test_expect_success PTRACE 'folded stacks sum to the table per syscall' '
+	"$IOTRACE" -k -e trace=write,read --folded folded -o report \
 		-- "$HELPERS/callsites" &&
 	test "$(folded_sum write folded)" = "$(table_calls write report)" &&
 	test "$(folded_sum read folded)" = "$(table_calls read report)" &&
 	grep -q "^_start;__libc_start_main;.*;main;work;emit_byte;write;write 300$" \
 		folded &&
-	"$IOTRACE" $ENGINE -k -e trace=write --folded time --folded-weight=time \
+	"$IOTRACE" -k -e trace=write --folded time --folded-weight=time \
 		-o /dev/null -- "$HELPERS/callsites" &&
 	test "$(folded_sum write time)" -gt 0
 '
 
-test_expect_success $PREREQ 'threads, execve and children' '
-	"$IOTRACE" $ENGINE -k --top-sites 5 -e trace=write,read -o report \
+test_expect_success PTRACE 'threads, execve and children' '
+	"$IOTRACE" -k --top-sites 5 -e trace=write,read -o report \
 		-- "$HELPERS/callsites" threads &&
 	check_sites &&
-	"$IOTRACE" $ENGINE -k --top-sites 5 -e trace=write,read -o report \
+	"$IOTRACE" -k --top-sites 5 -e trace=write,read -o report \
 		-- "$HELPERS/callsites" exec threads &&
 	check_sites &&
-	"$IOTRACE" $ENGINE -k --top-sites 5 -e trace=write -o report -- sh -c \
+	"$IOTRACE" -k --top-sites 5 -e trace=write -o report -- sh -c \
 		"\"$HELPERS/callsites\"; \"$HELPERS/callsites\" threads" &&
 	test "$(site_calls write "emit_byte (callsites)")" = 600
 '
 
-# Under the agent engine, more stack than it copies unless its hint says.
-test_expect_success $PREREQ 'a 40 KiB frame between main and the calls' '
-	"$IOTRACE" $ENGINE -k --top-sites 5 -e trace=write,read -o report \
+test_expect_success PTRACE 'a 40 KiB frame between main and the calls' '
+	"$IOTRACE" -k --top-sites 5 -e trace=write,read -o report \
 		-- "$HELPERS/callsites" deep &&
 	check_sites &&
 	! grep -q "\[truncated\]" report
 '
 
-test_expect_success $PREREQ 'code loaded by dlopen after the start' '
-	"$IOTRACE" $ENGINE -k --top-sites 9 -e trace=write -o report \
+test_expect_success PTRACE 'code loaded by dlopen after the start' '
+	"$IOTRACE" -k --top-sites 9 -e trace=write -o report \
 		-- "$HELPERS/callsites" dlopen &&
 	grep -q "^    2\.5%  *9 calls .*  libz\.so[.0-9]*+0x[0-9a-f]* <- gzflush (libz\.so[.0-9]*)\$" \
 		report &&
 	test "$(site_calls write "emit_byte <- work (callsites)")" = 300
 '
 
-test_expect_success $PREREQ 'a static build, from .eh_frame' '
-	"$IOTRACE" $ENGINE -k --top-sites 5 -e trace=write,read -o report \
+test_expect_success PTRACE 'a static build, from .eh_frame' '
+	"$IOTRACE" -k --top-sites 5 -e trace=write,read -o report \
 		-- "$HELPERS/callsites-static" &&
 	grep -q "^ *86\.0%  *300 calls .* <- emit_byte (callsites-static)$" \
 		report &&
@@ -107,23 +104,23 @@ test_expect_success $PREREQ 'a static build, from .eh_frame' '
 		report
 '
 
-test_expect_success $PREREQ 'a stripped build: object+offset' '
-	"$IOTRACE" $ENGINE -k -e trace=write -o report \
+test_expect_success PTRACE 'a stripped build: object+offset' '
+	"$IOTRACE" -k -e trace=write -o report \
 		-- "$HELPERS/callsites-stripped" &&
 	grep -q "^ *86\.0%  *300 calls .*  callsites-stripped+0x[0-9a-f]* <- " \
 		report &&
 	! grep -q "emit_byte" report
 '
 
-test_expect_success $CORRUPT 'a corrupt frame: a truncated stack, the run goes on' '
-	"$IOTRACE" $ENGINE -k --top-sites 9 -e trace=write -o report \
+test_expect_success PTRACE 'a corrupt frame: a truncated stack, the run goes on' '
+	"$IOTRACE" -k --top-sites 9 -e trace=write -o report \
 		-- "$HELPERS/callsites" corrupt &&
 	test "$(site_calls write "corrupt_write (callsites) <- [unknown] [truncated]")" = 1 &&
 	test "$(site_calls write "emit_byte (callsites)")" = 300
 '
 
-test_expect_success $PREREQ 'a saved run: report prints the sites, diff compares' '
-	"$IOTRACE" $ENGINE -k -e trace=write,read --top-sites 5 --save a.json \
+test_expect_success PTRACE 'a saved run: report prints the sites, diff compares' '
+	"$IOTRACE" -k -e trace=write,read --top-sites 5 --save a.json \
 		-o report -- "$HELPERS/callsites" &&
 	sed -n "/^Call sites/,/^\$/p" report >expect &&
 	"$IOTRACE" report --top-sites 5 a.json >again &&
@@ -131,22 +128,22 @@ test_expect_success $PREREQ 'a saved run: report prints the sites, diff compares
 	test_cmp expect actual &&
 	"$IOTRACE" report --folded f.txt a.json >/dev/null &&
 	test "$(folded_sum write f.txt)" = 349 &&
-	"$IOTRACE" $ENGINE -k -e trace=write,read --save b.json -o /dev/null \
+	"$IOTRACE" -k -e trace=write,read --save b.json -o /dev/null \
 		-- "$HELPERS/callsites" dlopen &&
 	"$IOTRACE" diff a.json b.json >d &&
 	grep -q "^ *- *9 *+9 .* callsite .* <- gzflush+0x[0-9a-f]* (libz\.so[.0-9]*) <- main+0x[0-9a-f]* (callsites) <- .* (only NEW)\$" d
 '
 
-test_expect_success $PREREQ '--stack-sample: 1 call in N, counts scaled' '
-	"$IOTRACE" $ENGINE -k --stack-sample 10 -e trace=write -o report \
+test_expect_success PTRACE '--stack-sample: 1 call in N, counts scaled' '
+	"$IOTRACE" -k --stack-sample 10 -e trace=write -o report \
 		-- "$HELPERS/callsites" &&
 	grep -q "^write  349 calls, [0-9.]* s (stacks of 1 call in 10, scaled: ~\(; time shared by calls\)\{0,1\})$" \
 		report &&
 	grep -q "^   86\.0% ~       300 calls .*  emit_byte (callsites)$" report
 '
 
-test_expect_success $PREREQ 'the tiny-writes finding names the call site' '
-	"$IOTRACE" $ENGINE -k -o report -- dd if=/dev/zero of=/dev/null bs=1 \
+test_expect_success PTRACE 'the tiny-writes finding names the call site' '
+	"$IOTRACE" -k -o report -- dd if=/dev/zero of=/dev/null bs=1 \
 		count=3000 2>/dev/null &&
 	grep -q "^- write: 3,003 calls averaging 1 byte.*, 99\.9% from dd+0x[0-9a-f]* <- .*(dd)" \
 		report
@@ -156,31 +153,31 @@ test_expect_success $PREREQ 'the tiny-writes finding names the call site' '
 # of the syscall's calls), not the share of the calls sampled.  Only
 # write traced: the section lists the five syscalls with most time, and
 # 3,003 writes to /dev/null need not be among them.
-test_expect_success $PREREQ 'the finding quotes the share the section shows' '
-	"$IOTRACE" $ENGINE -k --stack-sample 7 -e trace=write -o report \
+test_expect_success PTRACE 'the finding quotes the share the section shows' '
+	"$IOTRACE" -k --stack-sample 7 -e trace=write -o report \
 		-- dd if=/dev/zero of=/dev/null bs=1 count=3000 2>/dev/null &&
 	shown=$(awk "/^write  3,003 calls/ { getline; print \$1; exit }" report) &&
 	test -n "$shown" &&
 	grep "^- write: 3,003 calls averaging 1 byte.*, ~$shown from dd+0x" report
 '
 
-test_expect_success $PREREQ 'without -k: no section, no call sites saved' '
-	"$IOTRACE" $ENGINE -e trace=write --save c.json -o report \
+test_expect_success PTRACE 'without -k: no section, no call sites saved' '
+	"$IOTRACE" -e trace=write --save c.json -o report \
 		-- "$HELPERS/callsites" &&
 	! grep -q "^Call sites" report &&
 	grep -q "\"callsite\": {" c.json &&
 	! grep -q "\"frames\"" c.json
 '
 
-test_expect_success $PREREQ '--format=pprof: gzipped, one sample per site' '
-	"$IOTRACE" $ENGINE -k -e trace=write,read --format=pprof -o p.pb.gz \
+test_expect_success PTRACE '--format=pprof: gzipped, one sample per site' '
+	"$IOTRACE" -k -e trace=write,read --format=pprof -o p.pb.gz \
 		-- "$HELPERS/callsites" &&
 	gzip -t p.pb.gz &&
 	"$IOTRACE" report --format=pprof -o p2.pb.gz a.json &&
 	gzip -t p2.pb.gz
 '
 
-test_expect_success $PREREQ,GO 'go tool pprof -top reads the same counts' '
+test_expect_success PTRACE,GO 'go tool pprof -top reads the same counts' '
 	HOME=$PWD go tool pprof -top p.pb.gz >top 2>&1 &&
 	grep -q "^ *349 .*  syscall:write\$" top &&
 	grep -q "^ *6 .*  syscall:read\$" top &&
@@ -234,5 +231,4 @@ test_expect_success '--folded with sweep is refused, -k or not' '
 	folded_refused sweep n=1,2 -- touch ran{}
 '
 
-# t0901 goes on with tests of its own.
-[ -n "$TEST_NO_DONE" ] || test_done
+test_done

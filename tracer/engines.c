@@ -9,7 +9,6 @@
 
 const struct tracer_engine *const tracer_engines[] = {
 	&ptrace_engine,
-	&agent_engine,
 	NULL,
 };
 

@@ -48,18 +48,6 @@ static void resume(struct loop *l, pid_t tid, bool in_syscall, int sig)
 	int req = in_syscall || !l->plan.bpf || l->own_filters ?
 		  PTRACE_SYSCALL : PTRACE_CONT;
 
-	/* The agent engine's filter stops at markers only; an armed task
-	   runs detached. */
-	if (l->agent && req == PTRACE_CONT) {
-		switch (agent_resume(l, tid, sig)) {
-		case AGENT_RESUME_DONE:
-			return;
-		case AGENT_RESUME_SYSCALL:
-			req = PTRACE_SYSCALL;
-			break;
-		}
-	}
-
 	/* ESRCH: the task was killed meanwhile; its exit is reported later. */
 	ptrace(req, tid, 0L, (long)sig);
 }
@@ -184,8 +172,6 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, (void *)sizeof(info),
 		   &info) <= 0)
 		return;
-	if (l->agent && agent_syscall_stop(l, t, &info))
-		return;
 	/* A trampoline's call (a task that stops at every call): its
 	   trampoline counts it; a filter of the program's own still has
 	   its say. */
@@ -212,8 +198,6 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 		t->entered = false;
 		on_exit_stop(l, t, info.exit.rval, now);
 		fast_exit(l, t, info.arch, info.exit.rval);
-		if (l->agent)
-			agent_after_exit(l, t, info.exit.rval);
 		break;
 	}
 }
@@ -223,8 +207,7 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
  * fork or clone whose child exists: the call completed, and
  * untraced it would have returned the child's tid (the event stop that
  * held it is tracing's own).  Counted so: a thread that execs at once
- * killed its leader still inside the clone3 that made it (the agent
- * engine, 1 run in 30 under load; strace never lost that race).
+ * can kill its leader still inside the clone3 that made it.
  */
 static void end_forked(struct loop *l, struct task *t)
 {
@@ -236,16 +219,16 @@ static void end_forked(struct loop *l, struct task *t)
  * execve from a thread other than the leader: the kernel gives the
  * leader's tid to the execing thread, whose own tid vanishes without an
  * exit report.  Its state (inside execve) moves to the leader's tid,
- * which is the thread group's id.  Returns the tid that made the call.
+ * which is the thread group's id.
  */
-static pid_t on_exec(struct loop *l, pid_t tid)
+static void on_exec(struct loop *l, pid_t tid)
 {
 	unsigned long former;
 	struct task *from, *to;
 
 	if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &former) < 0 ||
 	    (pid_t)former == tid)
-		return tid;
+		return;
 	/* task_get() may grow the table: find from only after it. */
 	to = task_get(&l->tasks, tid);
 	if (to)
@@ -258,7 +241,6 @@ static pid_t on_exec(struct loop *l, pid_t tid)
 		to->tgid = tid;
 	}
 	task_del(&l->tasks, (pid_t)former);
-	return (pid_t)former;
 }
 
 /* Whether tid is still traced by iotrace: not gone and reaped. */
@@ -330,11 +312,9 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
 	pid_t tid = t->tid;	/* on_exec() may move the table under t */
-	pid_t held, caller, child;
+	pid_t child;
 	bool in_syscall;
 
-	if (l->agent)
-		agent_any_stop(l, t);
 	fast_any_stop(l, t);
 	if (sig == (SIGTRAP | 0x80) || event == PTRACE_EVENT_SECCOMP) {
 		on_syscall_stop(l, t, now);
@@ -357,13 +337,11 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 		break;
 	case PTRACE_EVENT_EXEC:
 		fast_exec_event(l, tid);
-		caller = on_exec(l, tid);
+		on_exec(l, tid);
 		unwinder_maps_changed(l->unwind, tid);
 		if (tid == l->leader)
 			l->leader_iotrace = false;
 		t = task_find(&l->tasks, tid);
-		if (l->agent && t)
-			agent_exec(l, t, caller, now);
 		resume(l, tid, t && t->in_syscall, 0);
 		break;
 	case PTRACE_EVENT_FORK:
@@ -372,9 +350,6 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 		/* The child reports its own first stop. */
 		in_syscall = t->in_syscall;
 		child = on_new_task(l, t);	/* t is stale after it */
-		held = l->agent ? agent_new_task(l, tid) : 0;
-		if (held > 0)	/* in its first stop */
-			resume(l, held, false, 0);
 		t = task_find(&l->tasks, tid);
 		if (child && t)
 			release_held(l, fast_new_task(l, task_tgid(t), child,
@@ -421,8 +396,6 @@ static void on_gone(struct loop *l, pid_t tid, int status)
 		fast_gone(l, t);
 	if (l->fast && t)
 		release_orphans(l, t->tgid ? t->tgid : tid);
-	if (l->agent && task_find(&l->tasks, tid))
-		agent_gone(l, task_find(&l->tasks, tid));
 	task_del(&l->tasks, tid);
 }
 
@@ -460,8 +433,6 @@ int loop_run(struct loop *l)
 			err = errno;	/* before end() makes calls */
 		}
 		now = mono_ns();
-		if (l->agent)
-			agent_requests(l);
 		if (!l->ending && told_to_end(l, now)) {
 			l->ending = true;
 			l->target->end(l);
@@ -477,10 +448,6 @@ int loop_run(struct loop *l)
 			continue;
 		}
 		t = task_find(&l->tasks, tid);
-		/* The agent engine holds a new task met before its
-		   parent's event (agent-stops.c). */
-		if (!t && l->agent && agent_first_stop(l, tid, status))
-			continue;
 		if (!t) {
 			t = task_get(&l->tasks, tid);
 			if (!t)

@@ -102,21 +102,8 @@ static void cpu_delta(struct tracer_result *res, const struct rusage *a,
 	res->sys_ns = tv_ns(&b->ru_stime) - tv_ns(&a->ru_stime);
 }
 
-int ptrace_run_target(const struct ptrace_target *pt,
-		      const struct tracer_opts *opts,
-		      const struct tracer_target *target,
-		      const struct tracer_sink *sink, struct tracer_result *res)
-{
-	struct loop l = { .opts = opts, .target = pt, .sink = sink,
-			  .res = res };
-
-	result_init(res, opts);
-	if (target_probe(pt, opts, target))
-		return -EINVAL;
-	return ptrace_run_loop(&l, target);
-}
-
-int ptrace_run_loop(struct loop *l, const struct tracer_target *target)
+/* The plan, the target's first tasks, the stop loop, and what it leaves. */
+static int run_loop(struct loop *l, const struct tracer_target *target)
 {
 	const struct ptrace_target *pt = l->target;
 	struct tracer_result *res = l->res;
@@ -125,8 +112,6 @@ int ptrace_run_loop(struct loop *l, const struct tracer_target *target)
 
 	task_table_init(&l->tasks);
 	err = plan_build(&l->plan, l->opts);
-	if (!err && l->agent)
-		err = agent_plan(l);
 	if (!err)
 		err = fast_start(l, target);
 	if (err < 0)
@@ -147,11 +132,6 @@ int ptrace_run_loop(struct loop *l, const struct tracer_target *target)
 		goto out_unpin;
 	res->start_ns = mono_ns();
 	err = loop_run(l);
-	/* The agent engine: processes left running detached. */
-	while (!err && l->agent && agent_wait_detached(l))
-		err = loop_run(l);
-	if (l->agent)
-		agent_sites_drain(l);	/* -k: the last stacks */
 	fast_finish(l);
 	res->end_ns = mono_ns();
 	if (pt->finish)
@@ -171,6 +151,20 @@ out_plan:
 	plan_release(&l->plan);
 	task_table_release(&l->tasks);
 	return err;
+}
+
+int ptrace_run_target(const struct ptrace_target *pt,
+		      const struct tracer_opts *opts,
+		      const struct tracer_target *target,
+		      const struct tracer_sink *sink, struct tracer_result *res)
+{
+	struct loop l = { .opts = opts, .target = pt, .sink = sink,
+			  .res = res };
+
+	result_init(res, opts);
+	if (target_probe(pt, opts, target))
+		return -EINVAL;
+	return run_loop(&l, target);
 }
 
 static int ptrace_run(const struct tracer_opts *opts,

@@ -126,15 +126,6 @@ static void fill_plan(struct plan *pl, const struct tracer_opts *opts)
 		mark_facts(pl->act[p], p, opts);
 }
 
-void plan_mark_seccomp(struct plan *pl)
-{
-	const struct tracer_opts o = { .seccomp = true };
-	int p;
-
-	for (p = 0; p < syscall_npers; p++)
-		mark_facts(pl->act[p], p, &o);
-}
-
 static bool kernel_at_least(int major, int minor)
 {
 	struct utsname u;

@@ -313,9 +313,7 @@ static int first_stop(struct loop *l, pid_t pid, bool function)
 		self.tid = self.tgid = pid;
 		fast_spawned(l, &self);
 	}
-	/* The agent engine's filter stops at markers only: its execve
-	   must stop as with no filter. */
-	if (ptrace(l->plan.bpf && !l->agent ? PTRACE_CONT : PTRACE_SYSCALL,
+	if (ptrace(l->plan.bpf ? PTRACE_CONT : PTRACE_SYSCALL,
 		   pid, 0L, 0L) < 0)
 		return -errno;
 	return 0;

@@ -11,7 +11,6 @@
 #include <linux/filter.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/user.h>
 #include <time.h>
 #include "tracer/tracer.h"
 
@@ -77,13 +76,6 @@ struct plan {
 
 int plan_build(struct plan *pl, const struct tracer_opts *opts);
 void plan_release(struct plan *pl);
-/*
- * A plan built without iotrace's filter for a run that has another (the
- * agent engine's markers'): a program's own seccomp calls are seen at
- * entry (ACT_SECCOMP) and answered as under the filter (ownfilter.c).
- */
-void plan_mark_seccomp(struct plan *pl);
-
 static inline uint8_t plan_action(const struct plan *pl, uint32_t arch, int nr)
 {
 	int pnr, pers = syscall_locate(arch, nr, &pnr);
@@ -158,22 +150,6 @@ struct task {
 	pid_t forked;		/* the child the current call (fork, vfork,
 				   clone) has made: it completed, even if
 				   the task is gone before its exit stop */
-	/* The agent engine only (agent-stops.c): */
-	uint8_t agent;		/* AGENT_T_*: where the agent is in it */
-	uint8_t agent_why;	/* enum agent_why, for a fallback */
-	bool agent_counted;	/* counted as armed: the task, and its
-				   process if it leads it (agent-stops.c) */
-	uint64_t agent_lo, agent_len;	/* the agent's code region */
-	uint64_t agent_base;	/* where the agent is being mapped */
-	bool agent_booting;	/* boot runs: its last marker puts back */
-	bool agent_off_after;	/* the agent unmapped after its fallback:
-				   the task is OFF again once it is */
-	bool agent_stay;	/* its process may not run detached
-				   (agent_may_detach()): told so, kept */
-	bool agent_vblock_due;	/* its parent had SIGSYS blocked: so has
-				   it, written at its first stop */
-	uint64_t agent_word;	/* the entry point's word, while injecting */
-	struct user_regs_struct agent_regs;	/* the program's at exec */
 	/* The fast path only (tracer/rewrite/fast.c): */
 	bool fast_map;		/* an mmap of code: patch at its exit */
 	bool fast_held;		/* a new task held at its first stop */
@@ -206,7 +182,6 @@ pid_t task_ns_tid(pid_t tid);
 /* --- the ptrace engine (ptrace.c) --- */
 
 extern const struct tracer_engine ptrace_engine;
-extern const struct tracer_engine agent_engine;	/* agent.c */
 
 /*
  * Calibration by a run (calibrate.c): a child makes a trivial call many
@@ -240,7 +215,6 @@ struct loop {
 				   of its own: every task stops at every
 				   call (PTRACE_SYSCALL) from now on */
 	int status;		/* wait status of the stop being handled */
-	struct agent_run *agent; /* the agent engine's run; NULL: ptrace */
 	struct fast_run *fast;	/* the fast path's run; NULL: off */
 	pid_t deferred_tid;	/* a task that died while the fast path */
 	int deferred_status;	/* made calls in it: its status, handled
@@ -321,101 +295,10 @@ void ownfilter_refuse(struct loop *l, pid_t tid);
 /* At an entry stop of a strict task: kills it at a call strict forbids. */
 bool ownfilter_strict_kills(struct task *t, uint32_t arch, int nr);
 
-/*
- * The stop loop and the plan of an initialized l (opts, target, sink,
- * res, agent set): what ptrace_run_target() does after checking.
- */
-int ptrace_run_loop(struct loop *l, const struct tracer_target *target);
-
 /* Adds a task the loop must know before its first stop.  NULL: ENOMEM. */
 struct task *loop_add_task(struct loop *l, pid_t tid, pid_t tgid);
 /* Handles stops until no traced task is left.  0 or -errno. */
 int loop_run(struct loop *l);
-
-/*
- * --- the agent engine's hooks in the stop loop (agent-stops.c) ---
- * Called only when l->agent is set.  A task's agent state is one of
- * AGENT_T_*; an ARMED task runs unstopped (PTRACE_CONT), its calls
- * counted by the agent; any other is traced call by call as by the
- * ptrace engine without the filter.
- */
-enum {
-	AGENT_T_NONE = 0,	/* no agent seen in this image (yet) */
-	AGENT_T_HELLO,		/* the agent is arming: its calls hidden */
-	AGENT_T_ARMED,		/* dispatch on: the agent counts */
-	AGENT_T_NATIVE,		/* runs a fork or clone itself, then armed */
-	AGENT_T_NATIVE_IN,	/* in that call: armed again at its exit */
-	AGENT_T_OFF,		/* fell back to ptrace */
-	AGENT_T_ARM_ME,		/* new task of an armed one: arm it */
-	AGENT_T_DISARM_ME,	/* its process fell back: disarm it */
-	AGENT_T_PRE,		/* the first task before its execve (or its
-				   function's agent): iotrace's own calls
-				   (the filter's loading) hidden */
-	AGENT_T_INJECT,		/* a new image: the agent goes in at
-				   execve's exit (agent-inject.c) */
-	AGENT_T_INJ_MAP,	/* iotrace's mmap for it: hidden */
-	AGENT_T_INJ_PROT,	/* iotrace's mprotect for it: hidden */
-	AGENT_T_INJ_UNMAP,	/* iotrace's munmap after a failure */
-	AGENT_T_ASKED,		/* armed, seized again on its request: runs
-				   unstopped but traced until its marker or
-				   execve (a signal may stop it first) */
-	AGENT_T_EARLY,		/* a new task whose first stop came before
-				   its parent's fork or clone event: held
-				   in that stop until the event says what
-				   it is */
-};
-
-struct __ptrace_syscall_info;
-struct agent_run;
-/* The marker plan: the seccomp filter that stops at markers only. */
-int agent_plan(struct loop *l);
-/* A syscall stop; true when it was the agent's (nothing else to do). */
-bool agent_syscall_stop(struct loop *l, struct task *t,
-			const struct __ptrace_syscall_info *info);
-/* After an exit stop (returning ret) was handled: arm again... */
-void agent_after_exit(struct loop *l, struct task *t, int64_t ret);
-/* Any stop of t: a pending arm or disarm. */
-void agent_any_stop(struct loop *l, struct task *t);
-/*
- * The stop (status) of tid, a task the loop does not know yet: true when
- * it is held there (EARLY), its parent's event yet to come; false: the
- * loop goes on with it (added to the table).
- */
-bool agent_first_stop(struct loop *l, pid_t tid, int status);
-/*
- * PTRACE_EVENT_FORK/VFORK/CLONE of parent: what the child gets.  The
- * child if it was held in its first stop (the loop resumes it), or 0.
- */
-pid_t agent_new_task(struct loop *l, pid_t parent);
-/*
- * PTRACE_EVENT_EXEC of t at now: a new image, its agent yet to come;
- * the call, made by caller (t's tid before, or a thread's), counted if
- * the agent timed it.
- */
-void agent_exec(struct loop *l, struct task *t, pid_t caller, uint64_t now);
-/* t is gone (exited or killed). */
-void agent_gone(struct loop *l, struct task *t);
-/*
- * How to resume tid (instead of PTRACE_CONT): AGENT_RESUME_SYSCALL (not
- * armed: traced call by call), _CONT (armed, traced without stops but
- * signals), or _DONE: armed, detached (with sig) until it asks again.
- */
-enum { AGENT_RESUME_SYSCALL, AGENT_RESUME_CONT, AGENT_RESUME_DONE };
-int agent_resume(struct loop *l, pid_t tid, int sig);
-/*
- * The stop loop has no task left: waits for the processes running
- * detached to exit (false), or for one to be traced again (true: run
- * the loop again).  Told to stop, kills them (agent-wait.c).
- */
-bool agent_wait_detached(struct loop *l);
-/*
- * Tasks that asked to be traced again, if iotrace was signalled; -k's
- * stacks the agents left ready first (agent_sites_drain(), also once
- * the run is over: agent-sites.c).
- */
-void agent_requests(struct loop *l);
-void agent_sites_drain(struct loop *l);
-extern volatile sig_atomic_t agent_signalled;	/* agent.c's handler */
 
 /*
  * --- the fast path's hooks in the stop loop (tracer/rewrite/fast.c) ---

@@ -54,9 +54,9 @@ struct tracer_event {
 
 /*
  * Calls an engine counted in aggregate, without an event each (the
- * agent engine): one per (arch, nr), at the end of the run.  Times come
- * corrected by the engine itself (raw_time_ns keeps them as measured):
- * nothing to subtract.
+ * fast path: counters kept in the traced program, folded at stops).
+ * Times come corrected by the engine itself (raw_time_ns keeps them as
+ * measured): nothing to subtract.
  */
 #define TRACER_HIST_BUCKETS 40	/* log2 ns: [2^b, 2^(b+1)) */
 #define TRACER_ERRNO_SLOTS 4
@@ -75,22 +75,15 @@ struct tracer_aggregate {
 	uint64_t errno_other;	/* errors past the slots */
 	/*
 	 * file set: not the call's totals (an aggregate without file gave
-	 * them) but its share on one file, and file2 the destination of a
-	 * two-fd call (else NULL): for the sink's per-file breakdown only.
-	 * Such a share has no histogram, no min or max, no errnos; it has
-	 * the EINVAL errors and the largest size asked (and how many calls
-	 * asked it).
+	 * them) but its share on one file: for the sink's per-file
+	 * breakdown only.  Such a share has no histogram, no min or max, no
+	 * errnos; it has the EINVAL errors and the largest size asked (and
+	 * how many calls asked it).
 	 */
-	const struct tracer_file *file, *file2;
+	const struct tracer_file *file;
 	uint64_t einval, size_max, size_max_calls;
 	/* Timed in the program by the fast path: no stop in its times. */
 	bool fast;
-	/*
-	 * stack_id set (-k under the agent engine): likewise a share, of one
-	 * call at its call site (the id in opts->stacks), for the call-site
-	 * breakdown only; given as the engine unwinds, during the run.
-	 */
-	uint32_t stack_id;
 };
 
 struct tracer_sink {
@@ -169,48 +162,6 @@ struct tracer_target {
 	};
 };
 
-/*
- * Which engine measured which process (the agent engine): how many calls
- * each counted, and why processes were left to ptrace.
- */
-#define TRACER_FALLBACKS_MAX 8
-
-struct tracer_engine_use {
-	bool known;		/* the agent engine ran */
-	uint64_t agent_procs;	/* processes the agent measured, each
-				   once (a pid, as strace -f sees one) */
-	uint64_t agent_tasks;	/* tasks (processes and threads) armed,
-				   each once */
-	uint64_t agent_calls;	/* calls it counted */
-	uint64_t ptrace_calls;	/* calls ptrace counted (before arming,
-				   forks and clones, fallbacks) */
-	uint64_t fallbacks;	/* processes measured by ptrace alone */
-	uint64_t detaches;	/* times an armed task was let run detached */
-	uint64_t untraced;	/* tasks that could not be traced again:
-				   their later calls are not counted */
-	bool files;		/* its calls were given files too */
-	uint64_t unattributed;	/* data calls it could not give a file
-				   (its bounds were full) */
-	uint64_t correction_ns;	/* subtracted from each call the agent
-				   timed (what dispatch adds, calibrated) */
-	uint64_t correction_io_ns;	/* the same, for calls moving data */
-	uint64_t io_timed;	/* calls moving data it timed */
-	uint64_t dispatch_ns;	/* what each call it handled added to the
-				   wall (calibrated) */
-	uint64_t probes;	/* dispatches the agent added to measure it
-				   in the run (agent/probe.c) */
-	uint64_t probe_samples;	/* of them, timed undisturbed */
-	uint64_t dispatch_run_ns;	/* the same measured in the run: the
-					   samples' mean (0: too few) */
-	uint64_t dispatch_run_se_ns;	/* that mean's standard error */
-	uint64_t stacks_missed;	/* -k: calls it counted with no stack (the
-				   process gone before it was unwound) */
-	struct tracer_fallback {
-		pid_t pid;
-		const char *why;	/* static: "own seccomp filter" */
-	} fallback[TRACER_FALLBACKS_MAX];	/* the first ones */
-};
-
 /* What the fast path did in a run (ptrace engine). */
 struct tracer_fast_use {
 	bool on;		/* the pool was in the run's filter */
@@ -259,7 +210,6 @@ struct tracer_result {
 	 * "ptrace" for the ptrace engine), else its name.  Static storage.
 	 */
 	const char *engine;
-	struct tracer_engine_use use;	/* the agent engine's split */
 	struct tracer_fast_use fast;	/* the ptrace engine's fast path */
 };
 
@@ -279,13 +229,6 @@ struct tracer_engine {
 	 */
 	const char *(*probe)(const struct tracer_opts *opts,
 			     const struct tracer_target *target);
-	/*
-	 * Optional, for --engine=auto: NULL, or why the default engine
-	 * would measure a target probe() accepts better (a static command
-	 * the agent could only leave to ptrace).  Cheap, changes nothing.
-	 */
-	const char *(*unsuited)(const struct tracer_opts *opts,
-				const struct tracer_target *target);
 	/*
 	 * The fixed time the engine adds to each timed call, measured now
 	 * as opts would trace (a few ms; it runs a target of its own), for
@@ -414,14 +357,12 @@ struct fd_desc {
 };
 
 /*
- * A file as an engine describes it for an aggregate (the agent engine's
- * per-file counts): what fd_describe() would have found, or why there
- * is none.
+ * A file as an engine describes it for an aggregate (the fast path's
+ * per-file counts): what fd_describe() found, or that there was none.
  */
 enum tracer_file_state {
 	TRACER_FILE_DESC,		/* desc says what it is */
 	TRACER_FILE_UNRESOLVED,		/* the fd named nothing (EBADF) */
-	TRACER_FILE_UNATTRIBUTED,	/* the engine's bounds were full */
 };
 
 struct tracer_file {

@@ -99,32 +99,8 @@ static const struct page *page_at(struct unwinder *u, uint64_t addr)
 }
 
 /*
- * The stack the agent copied, at addr: 0; -UNW_EINVAL just past it (the
- * live stack is the program's later one); 1 elsewhere (memory of
- * another kind: libc's data, read live).  copy_need: how far it read,
- * or would have.
- */
-static int copy_read(struct unwinder *u, uint64_t addr, uint64_t *val)
-{
-	uint64_t off = addr - u->regs.rsp;
-
-	if (off >= UNWIND_COPY_MAX)
-		return 1;
-	if (off + 8 > u->copy_need)
-		u->copy_need = off + 8;
-	if (off < u->copy_len && off + 8 <= u->copy_len) {
-		memcpy(val, u->copy + off, 8);
-		memo_note_word(u, addr, *val);
-		return 0;
-	}
-	memo_spoil(u);
-	return -UNW_EINVAL;
-}
-
-/*
- * 8 bytes at an aligned addr: a built table, an object's file, the
- * stack the agent copied or memory; the last two are what the memo
- * keeps.
+ * 8 bytes at an aligned addr: a built table, an object's file or
+ * memory; memory is what the memo keeps.
  */
 int unwind_read_word(struct unwinder *u, uint64_t addr, uint64_t *val)
 {
@@ -132,7 +108,6 @@ int unwind_read_word(struct unwinder *u, uint64_t addr, uint64_t *val)
 	const struct elf_obj *o;
 	const struct page *pg;
 	uint64_t i;
-	int r;
 
 	if (addr >= SYNTH_BASE) {
 		i = (addr - SYNTH_BASE) >> 32;
@@ -146,8 +121,6 @@ int unwind_read_word(struct unwinder *u, uint64_t addr, uint64_t *val)
 	m = unwind_map_of(u->proc, addr);
 	if (m && elf_obj_read(m->obj, addr - m->bias, val) == 0)
 		return 0;
-	if (u->copy && (r = copy_read(u, addr, val)) <= 0)
-		return r;
 	pg = page_at(u, addr);
 	if (!pg) {
 		memo_spoil(u);
@@ -362,29 +335,6 @@ uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
 	if (u->proc->dirty)
 		unwind_maps_read(u, u->proc);
 	return unwind_now(u);
-}
-
-uint32_t unwinder_stack_copy(struct unwinder *u, pid_t tgid,
-			     const struct user_regs_struct *regs,
-			     const void *stack, size_t len, size_t *need)
-{
-	uint32_t id;
-
-	u->proc = unwind_proc_get(u, tgid);
-	if (!u->proc)
-		return TRACER_ID_NONE;
-	u->tid = tgid;
-	u->regs = *regs;
-	u->copy = stack;
-	u->copy_len = len;
-	u->copy_need = 0;
-	u->proc->used = ++u->clock;
-	if (u->proc->dirty)
-		unwind_maps_read(u, u->proc);
-	id = unwind_now(u);
-	u->copy = NULL;
-	*need = u->copy_need;
-	return id;
 }
 
 /* --- the unwinder --- */

@@ -39,17 +39,6 @@ void unwinder_free(struct unwinder *u);
  */
 uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
 			uint32_t arch, int nr, uint64_t at);
-/*
- * The same for a call the agent saw (x86_64, sampled by the agent):
- * its registers and len bytes of its stack copied from regs->rsp (the
- * live stack has moved on: past the copy, the stack is cut and marked
- * so), in process tgid; *need: how much of it the unwind read, or
- * would have read past its end (up to UNWIND_COPY_MAX).
- */
-#define UNWIND_COPY_MAX 65536
-uint32_t unwinder_stack_copy(struct unwinder *u, pid_t tgid,
-			     const struct user_regs_struct *regs,
-			     const void *stack, size_t len, size_t *need);
 /* tgid's mappings may have changed (execve, an executable mmap). */
 void unwinder_maps_changed(struct unwinder *u, pid_t tgid);
 /* tgid is gone: its map cache goes. */
@@ -131,10 +120,6 @@ struct unwinder {
 	struct uproc *proc;
 	pid_t tid;
 	struct user_regs_struct regs;
-	const unsigned char *copy;	/* the stack as the agent copied it,
-					   from regs.rsp; NULL: none */
-	size_t copy_len, copy_need;	/* its length; how far the walk
-					   read in it (or would have) */
 	struct memo *memo;		/* MEMO_SLOTS; NULL until used */
 	struct memo log;		/* what the unwind under way reads */
 	bool logging, log_full;

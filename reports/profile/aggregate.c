@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * Calls an engine counted in aggregate (the agent engine: counters kept
+ * Calls an engine counted in aggregate (the fast path: counters kept
  * inside the traced programs) added to the profile's rows, as if each
  * had come as an event: counts, errors and their errnos, times, the
  * latency histogram and the I/O bytes.  The times come corrected by the
- * engine (the agent subtracts what dispatch adds, as calibrated), with
- * the raw ones for --raw-time: profile->overhead_ns is not subtracted.
- * An aggregate with a file is a call's share on that file (the agent's
- * per-file counts): it goes to the file breakdown's sub-row, keyed as
- * the sink keys an event's file (files.c), and not to the row again.
+ * engine (the fast path subtracts what its trampoline's clock adds),
+ * with the raw ones for --raw-time: profile->overhead_ns is not
+ * subtracted.  An aggregate with a file is a call's share on that file
+ * (the fast path's per-fd counts): it goes to the file breakdown's
+ * sub-row, keyed as the sink keys an event's file (files.c), and not to
+ * the row again.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include "reports/profile/profile.h"
 
@@ -33,24 +33,20 @@ static void add_times(struct profile_row *r, const struct tracer_aggregate *a)
 		r->hist[b] += a->hist[b];
 }
 
-/* A call's share on a file (and file2): its sub-row in the breakdown. */
+/* A call's share on a file: its sub-row in the breakdown. */
 static int add_file_share(struct profile *p, const struct profile_row *r,
 			  const struct tracer_aggregate *a)
 {
-	uint32_t file2 = PROFILE_FILE_NONE;
 	struct profile_sub *s;
-	int f1, f2 = 0;
+	int f;
 
 	if (!profile_breakdown(p, &profile_dim_file)->dim)
 		return 0;	/* no file dimension in this profile */
-	f1 = profile_file_from(p, a->file);
-	if (f1 >= 0 && a->file2) {
-		f2 = profile_file_from(p, a->file2);
-		file2 = (uint32_t)f2;
-	}
-	if (f1 < 0 || f2 < 0)
+	f = profile_file_from(p, a->file);
+	if (f < 0)
 		return -ENOMEM;
-	s = profile_io_get(p, (uint32_t)f1, file2, (uint32_t)(r - p->rows));
+	s = profile_io_get(p, (uint32_t)f, PROFILE_FILE_NONE,
+			   (uint32_t)(r - p->rows));
 	if (!s)
 		return -ENOMEM;
 	profile_sub_add_share(s, a);
@@ -91,37 +87,4 @@ int profile_add_aggregate(struct profile *p, const struct tracer_aggregate *a)
 		r->short_calls += a->short_calls;
 	}
 	return 0;
-}
-
-void profile_set_engines(struct profile *p, const struct tracer_engine_use *u)
-{
-	struct profile_engines *e = &p->engines;
-	size_t i;
-
-	memset(e, 0, sizeof(*e));
-	if (!u->known)
-		return;
-	e->known = true;
-	e->agent_procs = u->agent_procs;
-	e->agent_tasks = u->agent_tasks;
-	e->agent_calls = u->agent_calls;
-	e->ptrace_calls = u->ptrace_calls;
-	e->fallbacks = u->fallbacks;
-	e->untraced = u->untraced;
-	e->files = u->files;
-	e->unattributed = u->unattributed;
-	e->correction_ns = u->correction_ns;
-	e->correction_io_ns = u->correction_io_ns;
-	e->io_timed = u->io_timed;
-	e->dispatch_ns = u->dispatch_ns;
-	e->probes = u->probes;
-	e->probe_samples = u->probe_samples;
-	e->dispatch_run_ns = u->dispatch_run_ns;
-	e->dispatch_run_se_ns = u->dispatch_run_se_ns;
-	e->stacks_missed = u->stacks_missed;
-	for (i = 0; i < u->fallbacks && i < PROFILE_FALLBACKS_MAX; i++) {
-		e->fallback[i].pid = (int)u->fallback[i].pid;
-		snprintf(e->fallback[i].why, sizeof(e->fallback[i].why), "%s",
-			 u->fallback[i].why);
-	}
 }

@@ -422,22 +422,6 @@ int profile_add_callsite(struct profile *p, struct profile_stack_cache *c,
 	return s ? profile_sub_event(p, s, ev) : err;
 }
 
-int profile_add_callsite_share(struct profile *p,
-			       struct profile_stack_cache *c,
-			       const struct tracer_stacks *st,
-			       const struct tracer_aggregate *a)
-{
-	struct tracer_event call = { .arch = a->arch, .nr = a->nr };
-	struct profile_sub *s;
-	int err;
-
-	s = site_sub(p, c, st, &call, a->stack_id, &err);
-	if (!s)
-		return err;
-	profile_sub_add_share(s, a);
-	return 0;
-}
-
 bool profile_sites_fast_sampled(const struct profile *p)
 {
 	return p->stack_sample > 1 && p->fast.on && p->fast.calls;

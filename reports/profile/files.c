@@ -20,7 +20,6 @@
 
 #define OTHER_FILES "(other files)"
 #define UNRESOLVED "(unresolved fd)"
-#define UNATTRIBUTED "(unattributed)"	/* an engine's bounds were full */
 
 /* enum fd_kind <-> word, both ways. */
 static const char *const kind_words[] = {
@@ -330,7 +329,7 @@ static void set_path(struct profile_file *f, const char *path, bool cut)
 	profile_clean_text(f->path, true);
 }
 
-/* The index of a file that is no file: UNRESOLVED, UNATTRIBUTED. */
+/* The index of a file that is no file: UNRESOLVED. */
 static int file_named(struct profile *p, const char *what)
 {
 	struct profile_file f;
@@ -359,8 +358,7 @@ int profile_file_from(struct profile *p, const struct tracer_file *tf)
 {
 	if (tf->state == TRACER_FILE_DESC)
 		return file_desc_get(p, &tf->desc);
-	return file_named(p, tf->state == TRACER_FILE_UNRESOLVED ?
-			     UNRESOLVED : UNATTRIBUTED);
+	return file_named(p, UNRESOLVED);
 }
 
 static int file_of(struct profile *p, struct fd_cache *c, pid_t tid, int fd)

@@ -63,10 +63,7 @@ json_t *baseline_to_json(const struct profile *p);
 /* Optional: absent or null is no baseline. */
 int load_baseline(struct jload *j, struct profile *p, json_t *doc);
 
-/* --- which engine counted what (json-engines.c): agent runs only --- */
-json_t *engines_to_json(const struct profile *p);
-/* Optional: absent is a run that does not say. */
-int load_engines(struct jload *j, struct profile *p, json_t *doc);
+/* --- what the fast path did (json-fast.c) --- */
 json_t *fast_to_json(const struct profile *p);
 int load_fast(struct jload *j, struct profile *p, json_t *doc);
 

@@ -16,7 +16,10 @@
 #include <string.h>
 #include "reports/profile/jload.h"
 
-/* The engines a run can name; "" for profiles that do not say. */
+/*
+ * The engines a run can name; "" for profiles that do not say.  "agent":
+ * the agent engine's, retired, in files saved before.
+ */
 static const char *const engines[] = { "seccomp-bpf", "ptrace", "agent",
 				       "" };
 

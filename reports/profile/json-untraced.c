@@ -5,9 +5,10 @@
  * time of the traced processes) and, for readers that do not want to redo
  * the arithmetic, the estimate itself with its bounds.  Only the
  * ingredients are read back: the rest is computed again, so a report of a
- * saved run prints what the run printed.  Absent in older files and in
- * runs that timed nothing (never written as null, so an older file saved
- * again stays as it was).
+ * saved run prints what the run printed (but for a run of the retired
+ * agent engine, whose ingredients are not all here: no estimate).
+ * Absent in older files and in runs that timed nothing (never written as
+ * null, so an older file saved again stays as it was).
  */
 #include <string.h>
 #include "reports/profile/jload.h"
@@ -81,6 +82,13 @@ int load_untraced(struct jload *j, struct profile *p, json_t *doc)
 
 	memset(c, 0, sizeof(*c));
 	if (!o || json_is_null(o))
+		return 0;
+	/*
+	 * A run of the agent engine, retired: what the calls its agent
+	 * handled cost the wall was in its "engines" object, which is
+	 * ignored, so the estimate cannot be made again from these alone.
+	 */
+	if (json_object_get(doc, "engines"))
 		return 0;
 	o = jload_member(j, doc, "untraced", JSON_OBJECT);
 	if (!o)

@@ -268,8 +268,6 @@ json_t *profile_to_json(const struct profile *p)
 	if (p->cost.known)
 		err |= set(o, "untraced", untraced_to_json(p));
 	err |= set(o, "baseline", baseline_to_json(p));
-	if (p->engines.known)
-		err |= set(o, "engines", engines_to_json(p));
 	if (p->fast.known)
 		err |= set(o, "fast_path", fast_to_json(p));
 	if (err) {

@@ -103,18 +103,18 @@ struct profile_baseline {
 };
 
 /*
- * Breakdowns (breakdown.c): a syscall row broken down by a further key,
- * a dimension.  Files are the first dimension; call sites and engines
- * come next.  A dimension is a key type, struct profile_dim (how to
- * compare, hash, save, load and print a key), and one row in
- * profile_dims[]; everything else is generic.  A profile keeps, per
- * dimension, a table of keys in first-seen order and sub-rows keyed by
- * (syscall row, key[, key2]) with the counters of struct profile_sub.
- * The second key is for calls with two fds (sendfile, splice, tee,
- * copy_file_range): one sub-row per (source, destination) pair, so the
- * bytes are counted once.  Memory is bounded per dimension: past
- * max_keys - 1 keys, new keys share one "(other ...)" key; past
- * max_subs sub-rows, new ones go to that key, one per syscall.
+ * Breakdowns (breakdown.c): a syscall row broken down by a further key, a
+ * dimension.  Files are the first dimension, call sites the second.  A
+ * dimension is a key type, struct profile_dim (how to compare, hash,
+ * save, load and print a key), and one row in profile_dims[]; everything
+ * else is generic.  A profile keeps, per dimension, a table of keys in
+ * first-seen order and sub-rows keyed by (syscall row, key[, key2]) with
+ * the counters of struct profile_sub.  The second key is for calls with
+ * two fds (sendfile, splice, tee, copy_file_range): one sub-row per
+ * (source, destination) pair, so the bytes are counted once.  Memory is
+ * bounded per dimension: past max_keys - 1 keys, new keys share one
+ * "(other ...)" key; past max_subs sub-rows, new ones go to that key, one
+ * per syscall.
  */
 #define PROFILE_KEY_NONE UINT32_MAX	/* no second key */
 #define PROFILE_DIMS_MAX 4		/* dimensions one profile holds */
@@ -311,8 +311,6 @@ struct profile_estimate {
 	uint64_t added_ns, added_lo_ns, added_hi_ns;	/* tracing added */
 	uint64_t wall_ns, wall_lo_ns, wall_hi_ns;	/* untraced wall */
 	bool resolved;			/* the range is narrow enough to trust */
-	bool tree_scaled;		/* a tree the agent timed: the point
-					   takes its parallelism as traced */
 	uint64_t syscall_ns;		/* in syscalls, waits left out */
 	uint64_t syscall_lo_ns, syscall_hi_ns;	/* with the correction's spread */
 	uint64_t wait_ns;		/* in calls that wait for others */
@@ -321,48 +319,12 @@ struct profile_estimate {
 };
 
 /*
- * Which engine measured what, for the agent engine (aggregate.c): the
- * calls the agent and ptrace each counted, the processes the agent
- * measured, and the first processes left to ptrace with why.
- */
-#define PROFILE_FALLBACKS_MAX TRACER_FALLBACKS_MAX
-#define PROFILE_WHY_MAX 48
-
-struct profile_engines {
-	bool known;			/* the agent engine ran */
-	uint64_t agent_procs, agent_tasks, agent_calls;
-	uint64_t ptrace_calls;
-	uint64_t fallbacks;		/* processes by ptrace alone */
-	uint64_t untraced;		/* tasks not traced again: their
-					   later calls are not counted */
-	bool files;			/* the agent gave its calls files
-					   (a run saved before did not) */
-	uint64_t unattributed;		/* data calls it gave none: its
-					   bounds were full */
-	uint64_t correction_ns;		/* subtracted per call it timed */
-	uint64_t correction_io_ns;	/* ... per call moving data */
-	uint64_t io_timed;		/* calls moving data it timed */
-	uint64_t dispatch_ns;		/* wall it added per call it
-					   handled (calibrated) */
-	uint64_t probes;		/* dispatches added to measure it
-					   in the run */
-	uint64_t probe_samples;		/* of them, timed */
-	uint64_t dispatch_run_ns;	/* the same measured in the run
-					   (0: too few samples) */
-	uint64_t dispatch_run_se_ns;	/* its standard error */
-	uint64_t stacks_missed;		/* -k: calls it counted with no
-					   stack (their process gone) */
-	struct profile_fallback {
-		int pid;
-		char why[PROFILE_WHY_MAX];
-	} fallback[PROFILE_FALLBACKS_MAX];	/* the first ones */
-};
-
-/*
  * The ptrace engine's fast path in the run (tracer_fast_use): on, or why
  * not; what it rewrote and counted.  known: the run said (a profile
  * saved before has none).
  */
+#define PROFILE_WHY_MAX 48
+
 struct profile_fast {
 	bool known, on;
 	char why_off[PROFILE_WHY_MAX];
@@ -398,7 +360,6 @@ struct profile {
 	char engine[16];	/* "seccomp-bpf", "ptrace"; "" unknown */
 	char trace_expr[128];	/* -e trace=EXPR as given; "": every call */
 	struct profile_cost cost;	/* untraced.c's ingredients */
-	struct profile_engines engines;	/* agent engine: who counted what */
 	struct profile_fast fast;	/* ptrace engine: its fast path */
 	struct profile_exit exit;
 	struct profile_truth truth;	/* truth.nrows == 0: none */
@@ -433,8 +394,6 @@ int profile_add(struct profile *p, const struct tracer_event *ev);
  * 0 or -ENOMEM.
  */
 int profile_add_aggregate(struct profile *p, const struct tracer_aggregate *a);
-/* Keeps which engine measured what (nothing when !u->known). */
-void profile_set_engines(struct profile *p, const struct tracer_engine_use *u);
 void profile_set_fast(struct profile *p, const struct tracer_fast_use *u);
 
 /* The row of number nr of personality pers, added when absent; NULL. */
@@ -535,11 +494,6 @@ void profile_set_exit(struct profile *p, int wait_status, int fatal_signal);
  * CPU time, never above the traced wall.
  */
 void profile_untraced(const struct profile *p, struct profile_estimate *e);
-/*
- * Whether the agent's probes measured what dispatch costs in this run,
- * with samples enough for the untraced estimate to use it.
- */
-bool profile_dispatch_measured(const struct profile *p);
 /* Calls that wait for other processes or events (wait4, poll, futex...). */
 bool profile_row_waits(const struct profile_row *r);
 
@@ -616,7 +570,7 @@ profile_file_at(const struct profile_breakdown *b, uint32_t i)
 int profile_file_get(struct profile *p, const struct profile_file *f);
 /*
  * The index of the file an engine described for an aggregate (the same
- * key fd_describe() would give; "(unresolved fd)", "(unattributed)").
+ * key fd_describe() would give; "(unresolved fd)").
  */
 int profile_file_from(struct profile *p, const struct tracer_file *tf);
 /* The sub-row of (file, file2, syscall row), added when absent. */
@@ -706,11 +660,6 @@ void profile_stack_cache_release(struct profile_stack_cache *c);
 int profile_add_callsite(struct profile *p, struct profile_stack_cache *c,
 			 const struct tracer_stacks *st,
 			 const struct tracer_event *ev);
-/* The same for an engine's share of a call at a->stack_id (tracer.h). */
-int profile_add_callsite_share(struct profile *p,
-			       struct profile_stack_cache *c,
-			       const struct tracer_stacks *st,
-			       const struct tracer_aggregate *a);
 
 /*
  * Latency percentile q (0..100) of a row from its log2 histogram: the

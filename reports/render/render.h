@@ -77,10 +77,10 @@ void truth_render(FILE *f, const struct profile *p,
 void table_render_header(FILE *f, const struct profile *p,
 			 const struct report_opts *o);
 /*
- * The agent engine's lines under it (engines.c): calls each engine
- * counted, processes left to ptrace and why; nothing for ptrace runs.
+ * The fast path's line under it (fast.c): the calls its sites counted
+ * without a stop, or why it was off; nothing for runs that do not say.
  */
-void engines_render_header(FILE *f, const struct profile *p);
+void fast_render_header(FILE *f, const struct profile *p);
 /*
  * The --baseline lines under it (baseline.c): the untraced wall split
  * like time(1), and the share of it in syscalls; nothing without one.
@@ -189,8 +189,8 @@ int findings_run(FILE *f, const struct profile *p,
 
 /* "1,000,000" */
 const char *fmt_thousands(char *buf, size_t size, uint64_t n);
-/* What tracing cost: "8,255 stops", and under the agent ", N calls
-   dispatched to the agent" (table.c). */
+/* What tracing cost: "8,255 stops", and ", N calls through the fast
+   path" (table.c). */
 void print_added(FILE *f, const struct profile *p);
 
 /* --- sweeps: one point per swept value (sweep.c, sweep-table.c, svg.c) --- */

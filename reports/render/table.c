@@ -80,12 +80,9 @@ static void print_timing(FILE *f, const struct profile *p,
 		fprintf(f, "raw times (stop overhead %.1f us/call not "
 			"subtracted)\n", (double)p->overhead_ns / 1e3);
 	else if (p->calibrated)
-		/* Under the agent, the stop overhead is that of the calls
-		   ptrace timed; the agent's own line follows. */
 		fprintf(f, "timing: %.1f us/call of stop overhead subtracted "
-			"%s(calibrated; --raw-time to keep it)\n",
-			(double)p->overhead_ns / 1e3,
-			p->engines.known ? "from the calls ptrace timed " : "");
+			"(calibrated; --raw-time to keep it)\n",
+			(double)p->overhead_ns / 1e3);
 	else
 		fprintf(f, "times not corrected for stop overhead\n");
 }
@@ -109,15 +106,12 @@ static const char *secs(char *buf, size_t size, uint64_t ns)
  * as a range, and what share of it the syscalls were.  When the range is
  * wide the share is not printed: the traced run cannot tell it.
  */
-/* "8,255 stops"; under the agent, most of what it added: its calls. */
+/* "8,255 stops", and the calls through the fast path. */
 void print_added(FILE *f, const struct profile *p)
 {
 	char n[32];
 
 	fprintf(f, "%s stops", fmt_thousands(n, sizeof(n), p->stops));
-	if (p->engines.known && p->engines.agent_calls)
-		fprintf(f, ", %s calls dispatched to the agent",
-			fmt_thousands(n, sizeof(n), p->engines.agent_calls));
 	if (p->fast.on && p->fast.calls)
 		fprintf(f, ", %s calls through the fast path",
 			fmt_thousands(n, sizeof(n), p->fast.calls));
@@ -126,7 +120,7 @@ void print_added(FILE *f, const struct profile *p)
 static void print_untraced(FILE *f, const struct profile *p)
 {
 	struct profile_estimate e;
-	char a[48], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32];
 
 	profile_untraced(p, &e);
 	/* A measured untraced wall (--baseline) says it better. */
@@ -136,18 +130,9 @@ static void print_untraced(FILE *f, const struct profile *p)
 	secs(c, sizeof(c), e.wall_hi_ns);
 	secs(d, sizeof(d), e.added_ns);
 	if (!e.resolved) {
-		/* A tree the agent timed: a point, with what it assumes. */
-		if (e.tree_scaled)
-			snprintf(a, sizeof(a), " (~%s", secs(d, sizeof(d),
-							   e.wall_ns));
-		else
-			a[0] = '\0';
-		secs(d, sizeof(d), e.added_ns);
 		/* An attached process cannot be run again untraced. */
 		fprintf(f, "iotrace: untraced, this run would take between %s "
-			"and %s%s%s: tracing added ~%s (", b, c, a,
-			e.tree_scaled ? " if its processes ran as much side by "
-			"side as traced)" : "", d);
+			"and %s: tracing added ~%s (", b, c, d);
 		print_added(f, p);
 		fprintf(f, "), too much to resolve the program's own time%s\n",
 			p->exit.attached ? "" : "; --baseline measures it");
@@ -160,8 +145,7 @@ static void print_untraced(FILE *f, const struct profile *p)
 		p->trace_expr[0] ? "traced " : "",
 		e.wall_ns ? 100.0 * (double)(e.syscall_ns < e.wall_ns ?
 		e.syscall_ns : e.wall_ns) / (double)e.wall_ns : 0.0);
-	/* The agent's handler runs as user time: not the program's. */
-	if (p->cost.cpu_known && !(p->engines.known && p->engines.agent_calls))
+	if (p->cost.cpu_known)
 		fprintf(f, ", user CPU %s", secs(a, sizeof(a),
 						  p->cost.user_ns));
 	fputc('\n', f);
@@ -246,7 +230,7 @@ void table_render_header(FILE *f, const struct profile *p,
 	if (!t.timed && t.calls) {
 		fputs(", counted only (not timed)\n", f);
 		print_timing(f, p, o);
-		engines_render_header(f, p);
+		fast_render_header(f, p);
 		return;
 	}
 	if (t.timed < t.calls)
@@ -258,7 +242,7 @@ void table_render_header(FILE *f, const struct profile *p,
 	print_waits(f, p);
 	print_untraced(f, p);
 	print_timing(f, p, o);
-	engines_render_header(f, p);
+	fast_render_header(f, p);
 }
 
 static void print_cells(FILE *f, const char *const *cells)

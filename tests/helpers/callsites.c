@@ -9,8 +9,7 @@
  * "corrupt" makes one more write with its stack pointer on garbage,
  * a frame no unwinder can get past (x86_64 only); "dlopen" makes 9
  * more from gzflush in libz, loaded with dlopen after the start;
- * "deep" makes them all from under a frame of 40 KiB (deep_frame), more
- * stack than the agent engine copies for a call unless told.
+ * "deep" makes them all from under a frame of 40 KiB (deep_frame).
  */
 #include <dlfcn.h>
 #include <fcntl.h>

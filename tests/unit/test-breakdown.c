@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Breakdowns, generically: a second, test-only dimension ("tag", a short
- * name, as an engine per process will be) is a key type and one row in a
- * dimensions table, and with nothing else the aggregation, the bounds and
- * the "(other tags)" key, the JSON round trip, the text report and the
- * CSV follow it as they follow files.
+ * name, as how a call was counted could be: "fast", "ptrace") is a key
+ * type and one row in a dimensions table, and with nothing else the
+ * aggregation, the bounds and the "(other tags)" key, the JSON round
+ * trip, the text report and the CSV follow it as they follow files.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -133,19 +133,19 @@ static void sample(struct profile *p)
 	static const struct call splices = { "splice", 2, 65536, 65536,
 					     2500100, 0 };
 	static const struct call getpids = { "getpid", 2, 0, 42, 100100, 0 };
-	uint32_t out, in, pipe, agent, ptrace;
+	uint32_t out, in, pipe, fast, ptrace;
 
 	fresh(p);
 	out = file(p, "/tmp/out", FD_REG, PF_DIRECT, 4096, 512);
 	in = file(p, "/data/in", FD_REG, 0, 4096, 0);
 	pipe = file(p, "pipe:[9]", FD_PIPE, 0, 4096, 0);
-	agent = tag(p, "agent");
+	fast = tag(p, "fast");
 	ptrace = tag(p, "ptrace");
-	add(p, &writes, (int)out, -1, agent);
+	add(p, &writes, (int)out, -1, fast);
 	add(p, &bad, (int)out, -1, ptrace);
 	add(p, &reads, (int)in, -1, ptrace);
 	add(p, &counted, (int)in, -1, ptrace);
-	add(p, &splices, (int)in, (int)pipe, agent);
+	add(p, &splices, (int)in, (int)pipe, fast);
 	add(p, &getpids, -1, -1, ptrace);
 }
 
@@ -204,7 +204,7 @@ static void test_aggregation(void)
 	ok(s && s->calls == 4 && s->bytes_done == 4 * 4096 &&
 	   s->bytes_req == 4 * 4096 && s->time_ns == 4 * 1000000 &&
 	   s->raw_time_ns == 4 * 1000100 && s->size_max == 4096 &&
-	   s->size_max_calls == 4, "agent's writes: calls, bytes, times");
+	   s->size_max_calls == 4, "fast's writes: calls, bytes, times");
 	s = sub_of(&p, &dim_tag, "write", 1, PROFILE_KEY_NONE);
 	ok(s && s->calls == 1 && s->errors == 1 && s->einval == 1 &&
 	   !s->bytes_done && !s->bytes_req, "ptrace's failed write");
@@ -357,14 +357,14 @@ static char *mutate(const char *json, const char *from, const char *to)
 static const struct {
 	const char *from, *to, *want;
 } mutations[] = {
-	{ "\"name\": \"ptrace\"", "\"name\": \"agent\"",
+	{ "\"name\": \"ptrace\"", "\"name\": \"fast\"",
 	  "breakdowns.tag.keys[1]: same name as keys[0]" },
 	{ "\"key\": 1,", "\"key\": 2,",
 	  "breakdowns.tag.rows[1].key: no such tag: 2 (2 in keys)" },
 	{ "\"rows\": [", "\"rowz\": [", "breakdowns.tag.rows: missing" },
 	{ "\"tag\": {", "\"tag\": [], \"x\": {",
 	  "breakdowns.tag: expected an object, got an array" },
-	{ "\"name\": \"agent\"", "\"nom\": \"agent\"",
+	{ "\"name\": \"fast\"", "\"nom\": \"fast\"",
 	  "breakdowns.tag.keys[0].name: missing" },
 	{ "\"breakdowns\": {", "\"breakdowns\": 1, \"x\": {",
 	  "breakdowns: expected an object, got an integer" },
@@ -397,8 +397,8 @@ static const char section[] =
 	"\n"
 	"syscall     calls    errors     seconds        bytes  tag\n"
 	"read            4         0    0.006000          300  ptrace\n"
-	"splice          2         0    0.005000       131072  agent\n"
-	"write           4         0    0.004000        16384  agent\n"
+	"splice          2         0    0.005000       131072  fast\n"
+	"write           4         0    0.004000        16384  fast\n"
 	"write           1         1    0.000500            0  ptrace\n"
 	"getpid          2         0    0.000200            -  ptrace\n";
 

@@ -486,18 +486,6 @@ static void test_untraced(void)
 	       "space cannot be read from it; go by the untraced runs of "
 	       "--baseline above.\n", "0.2 s untraced: they agree");
 	memset(&p.baseline, 0, sizeof(p.baseline));
-	/* Under the agent, what tracing added is mostly its dispatches. */
-	p.engines.known = true;
-	p.engines.agent_calls = 250000;
-	p.engines.dispatch_ns = 2000;
-	{
-		char *got = run(&p, "tracing-dominates");
-
-		ok(strstr(got, "tracing dominates this run: 100,000 stops, "
-			  "250,000 calls dispatched to the agent added ") != NULL,
-		   "tracing-dominates: names the dispatches: %s", got);
-		free(got);
-	}
 	profile_release(&p);
 
 	/*

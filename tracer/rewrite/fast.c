@@ -163,8 +163,6 @@ static const char *fast_why_not(const struct loop *l,
 		return "no seccomp filter";
 	if (l->opts->stacks && l->opts->stack_sample <= 1)
 		return "-k without --stack-sample unwinds every call";
-	if (l->agent)
-		return "the agent engine";
 	return rw_tsc_unusable();
 #endif
 }

@@ -10,8 +10,8 @@
  * before the program runs on: its descriptor table is as untraced.
  *
  * At execve's exit (fast_map_exec) there is no `syscall` instruction to
- * borrow yet: the word at the entry point becomes one, as the agent's
- * injection did, and is put back.  A fork child (fast_map_fork) has its
+ * borrow yet: the word at the entry point becomes one, and is put
+ * back.  A fork child (fast_map_fork) has its
  * parent's pool already, with the stub at P.  Every mapping is
  * MAP_FIXED_NOREPLACE (an address in use fails, and the process goes on
  * under ptrace alone) except the fork child's counters, which replace
