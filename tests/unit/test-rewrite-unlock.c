@@ -4,7 +4,8 @@
  * process of one thread runs has each lock prefix of the trampoline's
  * code turned into a nop and nothing else changed, so every offset
  * rw_tramp_leave() knows stays; its constants (which may hold 0xf0
- * bytes) are never touched; code that does not decode is refused whole.
+ * bytes) are never touched; code that is not what emit wrote is refused
+ * whole.
  */
 #include <string.h>
 #include <Zydis/Zydis.h>
@@ -105,14 +106,44 @@ static void test_refused(void)
 	memset(a, 0x0f, 16);	/* 0f 0f...: no instruction */
 	memcpy(b, a, len);
 	ok(len && rw_tramp_unlock(b, len, &s) == 0 && !memcmp(a, b, len),
-	   "code that does not decode: refused, left as it was");
+	   "code that is not emit's (16 bytes changed): refused, left as "
+	   "it was");
 	ok(rw_tramp_unlock(b, len - 1 < 8 ? 0 : 8, &s) == 0,
 	   "a buffer shorter than the trampoline: refused");
+}
+
+/*
+ * The post is the program's own instruction, displaced: a lock prefix it
+ * has is the program's, and stays in the twin (only the trampoline's
+ * own prefixes go).
+ */
+static void test_post_kept(void)
+{
+	static const uint8_t post[3] = { 0xf0, 0x01, 0x03 };	/* lock add */
+	struct rw_tramp_spec s;
+	uint8_t a[RW_TRAMP_MAX];
+	size_t len, n;
+
+	memset(&s, 0, sizeof(s));
+	s.site = 0x7f0000001000ull;
+	s.stub = 0x7f0000f00000ull + RW_ISLAND_STUB;
+	s.resume = 12;
+	s.post_len = sizeof(post);
+	memcpy(s.post, post, sizeof(post));
+	s.nr = 1;
+	s.fd_reg = RW_RDI;
+	s.size_reg = RW_RDX;
+	len = rw_tramp_emit(a, &s);
+	n = len ? rw_tramp_unlock(a, len, &s) : 0;
+	ok(n > 0 && memmem(a, len, post, sizeof(post)),
+	   "a post with a lock prefix: %zu of the trampoline's prefixes out, "
+	   "the post's kept", n);
 }
 
 int main(void)
 {
 	test_variants();
 	test_refused();
+	test_post_kept();
 	return done_testing();
 }

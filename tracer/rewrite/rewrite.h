@@ -202,7 +202,8 @@ size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s);
  * Makes the trampoline rw_tramp_emit() wrote in buf (len bytes) its twin
  * for a process of one thread: each lock prefix of its code a nop, so
  * every offset, and what rw_tramp_leave() knows of each, stays.  The
- * prefixes taken out, or 0 (buf untouched) if its code does not decode.
+ * prefixes taken out, or 0 (buf untouched) if its code is not what emit
+ * wrote for s (the prefixes' places are its variant's, decoded once).
  */
 size_t rw_tramp_unlock(uint8_t *buf, size_t len,
 		       const struct rw_tramp_spec *s);

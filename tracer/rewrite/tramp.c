@@ -183,37 +183,89 @@ size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s)
 }
 
 /*
+ * Where the lock prefixes of variant t's code are: the template's, which
+ * an emitted trampoline keeps at the same offsets (what emit fills are
+ * immediates and constants; the post, nops in the template, is the
+ * program's own instruction and keeps its prefixes).  Decoded once per
+ * variant: a run emits a twin per site.  false: it does not decode.
+ */
+#define LOCKS_MAX 32
+static bool variant_locks(const uint32_t *t, const uint16_t **at, size_t *n)
+{
+	static struct {
+		bool done, ok;
+		uint8_t n;
+		uint16_t at[LOCKS_MAX];
+	} cache[TT_VARIANTS];
+	size_t v = (size_t)(t - &rw_tramp_tab[0][0]) / TT_N, off = 0, i;
+	const uint8_t *code = rw_tramp_code + t[TT_START];
+	size_t end = t[TT_K_SLOW] ? t[TT_K_SLOW] : t[TT_K_BACK];
+	ZydisDecodedInstruction insn;
+	ZydisDecoderContext ctx;
+	ZydisDecoder dec;
+
+	if (!cache[v].done) {
+		cache[v].done = true;
+		cache[v].ok = ZYAN_SUCCESS(ZydisDecoderInit(&dec,
+				ZYDIS_MACHINE_MODE_LONG_64,
+				ZYDIS_STACK_WIDTH_64));
+		while (cache[v].ok && off < end) {
+			cache[v].ok = ZYAN_SUCCESS(
+				ZydisDecoderDecodeInstruction(&dec, &ctx,
+					code + off, end - off, &insn));
+			for (i = 0; cache[v].ok &&
+				    (insn.attributes & ZYDIS_ATTRIB_HAS_LOCK) &&
+				    i < insn.raw.prefix_count; i++)
+				if (insn.raw.prefixes[i].value == 0xf0)
+					cache[v].ok = cache[v].n < LOCKS_MAX &&
+						(cache[v].at[cache[v].n++] =
+						 (uint16_t)(off + i), true);
+			off += cache[v].ok ? insn.length : 0;
+		}
+	}
+	*at = cache[v].at;
+	*n = cache[v].n;
+	return cache[v].ok;
+}
+
+/* Whether byte off of variant t's code is one emit fills (an immediate,
+ * the post), which may differ from the template's. */
+static bool filled(const uint32_t *t, size_t off)
+{
+	static const int imm32[] = { TT_NR, TT_NR_SLOW, TT_NR_SAMP };
+	size_t i;
+
+	for (i = 0; i < sizeof(imm32) / sizeof(*imm32); i++)
+		if (t[imm32[i]] && off >= t[imm32[i]] &&
+		    off < t[imm32[i]] + 4)
+			return true;
+	return off == t[TT_SHIFT] ||
+	       (off >= t[TT_POST] && off < t[TT_POST] + TT_POST_MAX);
+}
+
+/*
  * The twin of a trampoline rw_tramp_emit() wrote in buf (len bytes),
  * for a process with one thread: each lock prefix of its code (before
  * its constants) becomes a nop, so every offset, and what
  * rw_tramp_leave() knows of each, stays.  The number of prefixes
- * taken out, or 0 (buf as it was) when its code does not decode.
+ * taken out, or 0 (buf as it was) when its code is not what emit wrote
+ * for s.
  */
 size_t rw_tramp_unlock(uint8_t *buf, size_t len, const struct rw_tramp_spec *s)
 {
 	const uint32_t *t = tramp_row(s);
-	ZydisDecodedInstruction insn;
-	ZydisDecoderContext ctx;
-	ZydisDecoder dec;
-	size_t off = 0, n = 0, code, i;
-	size_t at[64];
+	const uint8_t *tmpl;
+	const uint16_t *at;
+	size_t n, i, end;
 
-	if (!t || len < t[TT_LEN] ||
-	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-					   ZYDIS_STACK_WIDTH_64)))
+	if (!t || len < t[TT_LEN] || !variant_locks(t, &at, &n))
 		return 0;
-	code = t[TT_K_SLOW] ? t[TT_K_SLOW] : t[TT_K_BACK];
-	while (off < code) {
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, &ctx,
-				buf + off, code - off, &insn)))
+	/* Only the variant's own code, as emit wrote it, is unlocked. */
+	tmpl = rw_tramp_code + t[TT_START];
+	end = t[TT_K_SLOW] ? t[TT_K_SLOW] : t[TT_K_BACK];
+	for (i = 0; i < end; i++)
+		if (buf[i] != tmpl[i] && !filled(t, i))
 			return 0;
-		for (i = 0; (insn.attributes & ZYDIS_ATTRIB_HAS_LOCK) &&
-			    i < insn.raw.prefix_count; i++)
-			if (insn.raw.prefixes[i].value == 0xf0 &&
-			    n < sizeof(at) / sizeof(*at))
-				at[n++] = off + i;
-		off += insn.length;
-	}
 	for (i = 0; i < n; i++)
 		buf[at[i]] = 0x90;
 	return n;
