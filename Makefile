@@ -98,6 +98,13 @@ build/helpers/fdcases-static: tests/helpers/fdcases.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) -static -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $<
 
+# pthread_cancel's tracee with cleanups only unwinding runs, as C++
+# destructors are (tests/t0950-fastpath.sh).
+HELPER_BINS += build/helpers/cancelread-eh
+build/helpers/cancelread-eh: tests/helpers/cancelread.c | build/config.mk
+	@mkdir -p $(dir $@)
+	$(QCC)$(CC) -O1 -g -fexceptions -Wall -Wextra -Werror -D_GNU_SOURCE $(LDFLAGS) -o $@ $< -pthread
+
 # -k's tracee also linked statically and stripped (tests/t0900-callsites.sh).
 HELPER_BINS += build/helpers/callsites-static build/helpers/callsites-stripped
 build/helpers/callsites-static: tests/helpers/callsites.c | build/config.mk

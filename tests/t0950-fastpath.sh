@@ -8,7 +8,8 @@
 # syscall's calls and errors equal strace -f -c's (untouched, lib.sh),
 # for calls libc does not make at its own sites (a raw syscall
 # instruction, syscall(3), code loaded by dlopen), calls interrupted by
-# signals (EINTR, pthread_cancel), threads writing at once, children
+# signals (EINTR, pthread_cancel, its cleanups run by unwinding as C++
+# destructors are), threads writing at once, children
 # made by vfork and posix_spawn, exec chains, and i386 programs.  A
 # program reading its own libc's text never changes the file.  Not here,
 # being covered the same way elsewhere: reads left by siglongjmp and
@@ -60,6 +61,24 @@ cancel_case() {
 	test_cmp expect got &&
 	grep -q "^read$2 [0-9]* 10$" t.counts &&
 	grep -qx "tgkill$2 10 0" t.counts
+}
+
+# The same with cleanups only unwinding runs (-fexceptions: as C++
+# destructors), the thread in read (glibc's xor shape) or in write to a
+# full pipe (the mov shape): the unwinder starts where the call was
+# interrupted, so that place must be the program's code, not a stub of
+# the fast path's.  The writes: the pipe filled (64 KiB, then EAGAIN),
+# 10 cancelled, the line printed.
+eh_case() {
+	unsteady="futex$2|pread64$2|sched_yield$2" \
+		untouched untraced "$1" 10 $3 &&
+	printf "cancelled=10 cleanups=10\nexit 0\n" >expect &&
+	test_cmp expect got &&
+	if test -n "$3"; then
+		grep -qx "write$2 13 11" t.counts
+	else
+		grep -q "^read$2 [0-9]* 10$" t.counts
+	fi
 }
 
 # The execve calls in t.counts, both personalities' (iotrace's, as
@@ -145,6 +164,12 @@ test_expect_success PTRACE,STRACE 'pthread_cancel of a thread in read' '
 '
 test_expect_success PTRACE,STRACE 'vfork + exec, posix_spawn, an exec chain' '
 	spawn_case "$HELPERS/children" ""
+'
+test_expect_success PTRACE,STRACE 'pthread_cancel in read: cleanups unwound' '
+	eh_case "$HELPERS/cancelread-eh" "" ""
+'
+test_expect_success PTRACE,STRACE 'pthread_cancel in write: cleanups unwound' '
+	eh_case "$HELPERS/cancelread-eh" "" write
 '
 test_expect_success PTRACE,STRACE 'dlopen after threads: libc and own sites' '
 	dlopen_case "$HELPERS/dlwrite" "$HELPERS/libhotwrite.so" ""

@@ -325,7 +325,7 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	case 0:
 		/* Signal-delivery-stop: deliver it, exactly once (from
 		   where the program is, if it was in a trampoline). */
-		fast_signal_stop(l, t);
+		fast_signal_stop(l, t, sig);
 		resume(l, tid, t->in_syscall, sig);
 		break;
 	case PTRACE_EVENT_STOP:

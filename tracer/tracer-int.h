@@ -332,8 +332,9 @@ void fast_any_stop(struct loop *l, struct task *t);
  * made it (after the site's syscall), to unwind it from; else 0.
  */
 uint64_t fast_sampled_ip(struct loop *l, struct task *t, uint64_t ip);
-/* A signal-delivery stop: t taken out of a trampoline if it was in one. */
-bool fast_signal_stop(struct loop *l, struct task *t);
+/* A signal-delivery stop of sig: t taken out of a trampoline if it was
+ * in one. */
+bool fast_signal_stop(struct loop *l, struct task *t, int sig);
 
 static inline uint64_t mono_ns(void)
 {

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tracee: pthread_cancel of a thread blocked in read(2).  N times, a
- * thread pushes a cleanup handler and reads an empty pipe; once
- * /proc/self/task/TID/stat says it sleeps (the read is the only place it
- * can: tracing stops show as "t"), the main thread cancels it and joins
- * it.  Prints "cancelled=C cleanups=K": C joins that returned
- * PTHREAD_CANCELED, K cleanup handlers run (N and N).  The truth: each
- * cancelled read is one call and one error (ERESTARTSYS, never made
+ * Tracee: pthread_cancel of a thread blocked in read(2), or with "write"
+ * in write(2) to a full pipe.  N times, a thread pushes a cleanup
+ * handler and reads an empty pipe (writes a full one); once
+ * /proc/self/task/TID/stat says it sleeps (the call is the only place
+ * it can: tracing stops show as "t"), the main thread cancels it and
+ * joins it.  Prints "cancelled=C cleanups=K": C joins that returned
+ * PTHREAD_CANCELED, K cleanup handlers run (N and N).  Built with
+ * -fexceptions (cancelread-eh), pthread_cleanup_push is a cleanup that
+ * only unwinding runs, as a C++ destructor is: the unwinder must find
+ * the frames from where the call was interrupted.  The truth: each
+ * cancelled call is one call and one error (ERESTARTSYS, never made
  * again), as strace -f counts it; the main thread's polling (pread64,
  * sched_yield) and the joins (futex) make as many calls as timing
- * takes.  Usage: cancelread N.
+ * takes.  Usage: cancelread N [write].
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int pipefd[2], cleanups;
+static int pipefd[2], cleanups, writes;
 static volatile pid_t tid;
 
 static void cleanup(void *arg)
@@ -35,7 +39,9 @@ static void *reader(void *arg)
 	(void)arg;
 	pthread_cleanup_push(cleanup, NULL);
 	tid = gettid();
-	if (read(pipefd[0], &c, 1) >= 0) /* nothing ever comes */
+	c = 'x';
+	/* nothing ever comes; nothing more fits */
+	if ((writes ? write(pipefd[1], &c, 1) : read(pipefd[0], &c, 1)) >= 0)
 		abort();
 	pthread_cleanup_pop(0);
 	return NULL;
@@ -71,7 +77,16 @@ int main(int argc, char **argv)
 	pthread_t t;
 	void *ret;
 
+	static char full[1 << 16];
+
+	writes = argc > 2 && !strcmp(argv[2], "write");
 	if (pipe(pipefd) < 0)
+		return 1;
+	/* A full pipe: its writes block (the buffer is 64 KiB here). */
+	if (writes && (fcntl(pipefd[1], F_SETFL, O_NONBLOCK) < 0 ||
+		       write(pipefd[1], full, sizeof(full)) <= 0 ||
+		       (write(pipefd[1], full, sizeof(full)) >= 0) ||
+		       fcntl(pipefd[1], F_SETFL, 0) < 0))
 		return 1;
 	for (i = 0; i < n; i++) {
 		tid = 0;

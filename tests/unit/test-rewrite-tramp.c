@@ -702,17 +702,19 @@ static const char *shape(int f)
 }
 
 /*
- * After leave took the child to the stub, with SA_RESTART: the kernel
- * restarts the read through the stub's syscall, where it blocks again;
- * 16 bytes then end it there, and it returns 16 through the stub's
- * post, uncounted.
+ * After leave took the child past a syscall outside the pool, with
+ * SA_RESTART: the kernel restarts the read there (the mov shape's own
+ * syscall at the site, the xor shape's stub), where it blocks again; 16
+ * bytes then end it, and it returns 16 at site + resume, uncounted.
  */
 static void restarted_completes(int f, pid_t pid, int wr)
 {
+	uint64_t at = rw_tramp_restart_ip(&spec[f]);
 	int st;
 
-	ok(wait_blocked(pid, spec[f].stub + 2, spec[f].stub + 3),
-	   "%s shape: restarted, blocked in the stub's syscall", shape(f));
+	ok(wait_blocked(pid, at, at + 1),
+	   "%s shape: restarted, blocked in the %s syscall", shape(f),
+	   fakes[f].xor ? "stub's" : "site's own");
 	if (write(wr, "0123456789abcdef", 16) != 16)
 		ok(0, "16 bytes in the pipe");
 	st = child_status(pid);
@@ -724,11 +726,12 @@ static void restarted_completes(int f, pid_t pid, int wr)
 
 /*
  * A read on an empty pipe, interrupted by SIGUSR1: at the signal-delivery
- * stop the task is in the trampoline's syscall; taken to the stub's
- * syscall + 2 with -ERESTARTSYS kept.  Without SA_RESTART the kernel
- * turns that into -EINTR there, which the stub's post (the xor shape's
- * cmp: +EINTR through its error path) takes back to the site; with it,
- * the kernel makes the call again from the stub.
+ * stop the task is in the trampoline's syscall; taken past the site's
+ * own syscall (mov shape) or the stub's (xor shape) with -ERESTARTSYS
+ * kept.  Without SA_RESTART the kernel turns that into -EINTR there,
+ * which the site's code after it (or the stub's post, the xor shape's
+ * cmp: +EINTR through its error path) returns; with it, the kernel makes
+ * the call again from there.
  */
 static void test_leave_in_syscall(int f, bool restart)
 {
@@ -765,9 +768,11 @@ static void test_leave_in_syscall(int f, bool restart)
 			      read_child, &pid, &uncount, &ns),
 	       RW_AT_SYSCALL, "%s shape: stopped in the trampoline's syscall",
 	       shape(f));
-	ok(regs.rip == spec[f].stub + 2 && regs.rcx == regs.rip,
-	   "%s shape: taken past the stub's syscall, rcx as that syscall "
-	   "leaves it", shape(f));
+	ok(regs.rip == (fakes[f].xor ? spec[f].stub + 2 :
+			spec[f].site + spec[f].resume) &&
+	   regs.rcx == regs.rip,
+	   "%s shape: taken past the %s syscall, rcx as that syscall leaves "
+	   "it", shape(f), fakes[f].xor ? "stub's" : "site's own");
 	ok(regs_at_site(&regs), "rsp and the saved registers as at the site");
 	ok((long long)regs.rax == -512 && !uncount && ns > 0,
 	   "rax -ERESTARTSYS kept, nothing to uncount, it ran %lu ns",
@@ -782,7 +787,7 @@ static void test_leave_in_syscall(int f, bool restart)
 		ok(WIFEXITED(st) && H->handled, "the handler ran, the child "
 		   "exited");
 		is_int(H->result, site_result(f, -EINTR), "%s shape: read "
-		       "returned -EINTR through the stub", shape(f));
+		       "returned -EINTR", shape(f));
 	}
 	ok(harness_intact(), "registers and red zone intact after it");
 	ok(slot_clean(fakes[f].slot) && !err_total(), "the trampoline's "

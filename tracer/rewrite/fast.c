@@ -662,10 +662,17 @@ uint64_t fast_sampled_ip(struct loop *l, struct task *t, uint64_t ip)
 	return 0;		/* a restart at the stub: no sample */
 }
 
-bool fast_signal_stop(struct loop *l, struct task *t)
+/*
+ * glibc's SIGCANCEL (__SIGRTMIN), which pthread_cancel sends: its handler
+ * (installed with SA_RESTART since glibc 2.34) unwinds the thread when
+ * cancellation is asynchronous, as it is in a blocking read or write.
+ */
+#define GLIBC_SIGCANCEL 32
+
+bool fast_signal_stop(struct loop *l, struct task *t, int sig)
 {
 	struct fast_run *f = l->fast;
-	struct user_regs_struct r;
+	struct user_regs_struct r, at;
 	const struct fast_tramp *tr;
 	struct fast_proc *p;
 	struct peek_ctx pc = { t->tid };
@@ -685,7 +692,21 @@ bool fast_signal_stop(struct loop *l, struct task *t)
 		ptrace(PTRACE_SETREGS, t->tid, 0L, &r);
 		break;
 	case RW_AT_SYSCALL:
-		if (ptrace(PTRACE_SETREGS, t->tid, 0L, &r) == 0)
+		at = r;
+		/*
+		 * The xor shape restarts from its stub, which no unwind
+		 * information describes: a cancellation's unwinding would
+		 * stop there, and skip the cleanups and C++ destructors
+		 * above the call.  Its handler restarts the call if it
+		 * returns (SA_RESTART), so the task goes back to the site
+		 * instead, the call to be made again from there, and no
+		 * restart left for the kernel to make.
+		 */
+		if (sig == GLIBC_SIGCANCEL && tr->spec.post_len) {
+			at.rip = tr->spec.site;
+			at.rax = 0;
+		}
+		if (ptrace(PTRACE_SETREGS, t->tid, 0L, &at) == 0)
 			emit_interrupted(l, t, tr->spec.nr, &r, elapsed);
 		break;
 	case RW_AT_AFTER:

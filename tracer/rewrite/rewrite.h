@@ -251,11 +251,11 @@ bool rw_post_ok(const uint8_t *post, size_t n);
  *     the site (rip = site, saved registers and rsp back); nothing of
  *     the call was counted, and it is made again from the site;
  *   RW_AT_SYSCALL: interrupted in its syscall (rax -ERESTART*): *regs
- *     becomes the task's just after the stub's syscall (rip = rcx =
- *     s->stub + 2, rax kept, the registers and rsp the program's), so
- *     that the kernel's restart, if any (rip -= 2), makes the call again
- *     from the stub, outside the pool: a ptrace stop; an -EINTR return
- *     runs the stub's post and goes back to site + resume.
+ *     becomes the task's just after a syscall outside the pool (rip =
+ *     rcx = rw_tramp_restart_ip(s), rax kept, the registers and rsp the
+ *     program's), so that the kernel's restart, if any (rip -= 2), makes
+ *     the call again from there: a ptrace stop; an -EINTR return goes on
+ *     as the site's code after its syscall would.
  *     *elapsed_ns is how long the call had run.  The trampoline's end
  *     never runs, so nothing of the call is in the counters: iotrace
  *     counts it itself (a call, its error, its ns, the slot's extremes;
@@ -269,6 +269,16 @@ bool rw_post_ok(const uint8_t *post, size_t n);
  * read(addr, buf, n) reads the task's memory (its stack); 0 or -errno.
  */
 enum rw_at { RW_AT_BEFORE, RW_AT_SYSCALL, RW_AT_AFTER };
+/*
+ * Where a call interrupted in s's trampoline is put, just after a
+ * syscall instruction outside the pool: the mov shape's own, which the
+ * rewrite left at site + resume - 2, so that a signal handler, a
+ * siglongjmp or pthread_cancel's unwinding starts in the program's
+ * code, with its unwind information (C++ destructors above the call
+ * run); the xor shape has no syscall left at the site, and goes to the
+ * stub's (s->stub + 2), whose post then takes it back to site + resume.
+ */
+uint64_t rw_tramp_restart_ip(const struct rw_tramp_spec *s);
 struct user_regs_struct;
 enum rw_at rw_tramp_leave(const struct rw_tramp_spec *s, uint64_t ip,
 			  struct user_regs_struct *regs, uint64_t now_ticks,

@@ -454,6 +454,11 @@ static uint64_t tramp_ns(const struct rw_tramp_spec *s, uint64_t t0,
  * change what the program sees is done on a guess.  Nothing is counted
  * before the syscall ends, so *uncount is always false.
  */
+uint64_t rw_tramp_restart_ip(const struct rw_tramp_spec *s)
+{
+	return s->post_len ? s->stub + 2 : s->site + s->resume;
+}
+
 enum rw_at rw_tramp_leave(const struct rw_tramp_spec *s, uint64_t ip,
 			  struct user_regs_struct *regs, uint64_t now_ticks,
 			  int (*read)(void *ctx, uint64_t addr, void *buf,
@@ -476,8 +481,8 @@ enum rw_at rw_tramp_leave(const struct rw_tramp_spec *s, uint64_t ip,
 		return RW_AT_AFTER;
 	if (in_call) {
 		*elapsed_ns = tramp_ns(s, regs->r12, now_ticks);
-		r.rip = s->stub + 2;
-		r.rcx = s->stub + 2;
+		r.rip = rw_tramp_restart_ip(s);
+		r.rcx = r.rip;
 		*regs = r;
 		return RW_AT_SYSCALL;
 	}
