@@ -30,7 +30,7 @@ echo "cat $work/big | cat >/dev/null" >"$work/cat.sh"
 # calls (64 KiB writes, then 100 and 800 steps of work a call).
 shm=$(mktemp -d /dev/shm/iotrace-est.XXXXXX 2>/dev/null) || shm=$work
 trap 'rm -rf "$shm"' EXIT
-cases="spinwrite: 64 KiB writes, no work between|-- $HELPERS/spinwrite $shm/sw.out 20000 65536 0|2
+cases="spinwrite: 64 KiB writes, no work between|-- $HELPERS/spinwrite $shm/sw.out 4000 65536 0|2
 spinwrite: 1-byte writes, 100 steps between|-- $HELPERS/spinwrite $shm/sw.out 200000 1 100|2
 spinwrite: 1-byte writes, 800 steps between|-- $HELPERS/spinwrite $shm/sw.out 200000 1 800|2
 bufwrite buf=0, 1M one-byte writes to a file|run bufwrite buf=0 total=1000000 unit=1 of=$work/bw.out|1

@@ -66,6 +66,8 @@ struct selftime_row {
 struct selftime {
 	uint64_t wall_ns;		/* fork to reap, timed by the parent */
 	int status;			/* wait status of the untraced run */
+	uint64_t clock_ns;		/* what one clock read adds to a sample:
+					   taken off each (selftime.c) */
 	struct selftime_row rows[ST_NCALLS];
 };
 

@@ -26,7 +26,7 @@
 static void take_pair(struct rw_cell *c, uint64_t *max, uint64_t *calls)
 {
 	uint64_t lo = c->size_max, hi = c->size_max_calls, zero = 0;
-	unsigned char ok;
+	unsigned char ok = 0;
 
 	do {
 		__asm__ __volatile__("lock cmpxchg16b %1\n\tsete %0"
