@@ -50,18 +50,21 @@ null1m|$HELPERS/writeloop /dev/null 1000000 1
 catpipe|$SH $work/catpipe.sh
 startup|$TRUE"
 
-# Modes: name and the prefix that traces a command.  iotrace is the
+# Modes: name and the prefix that traces a command.  Each tool's report
+# goes to tmpfs: replacing a file on ext4 just after a command wrote 20 MB
+# waits for the journal (iotrace's -o replaces its file atomically),
+# which would be the file system's time, not the tool's.  iotrace is the
 # default engine (auto: the ptrace engine, with its seccomp filter and
 # its fast path).  Of the modes after these, those whose tool cannot run
 # here are dropped, each with a line saying why.
 modes="untraced|
-strace|strace -f -c -o $work/s.txt
-strace-bpf-write|strace -f -c --seccomp-bpf -e trace=write -o $work/s.txt
-iotrace|$IOTRACE -o $work/i.txt --
-iotrace-no-seccomp|$IOTRACE --no-seccomp -o $work/i.txt --
-iotrace-count-only|$IOTRACE --engine=ptrace --count-only -o $work/i.txt --
-iotrace-write|$IOTRACE -e trace=write -o $work/i.txt --
-iotrace-openat|$IOTRACE -e trace=openat -o $work/i.txt --"
+strace|strace -f -c -o $shm/s.txt
+strace-bpf-write|strace -f -c --seccomp-bpf -e trace=write -o $shm/s.txt
+iotrace|$IOTRACE -o $shm/i.txt --
+iotrace-no-seccomp|$IOTRACE --no-seccomp -o $shm/i.txt --
+iotrace-count-only|$IOTRACE --engine=ptrace --count-only -o $shm/i.txt --
+iotrace-write|$IOTRACE -e trace=write -o $shm/i.txt --
+iotrace-openat|$IOTRACE -e trace=openat -o $shm/i.txt --"
 dropped=
 drop() { # mode why
 	why=$(printf '%s' "$2" | tr '\t' ' ')
@@ -77,7 +80,7 @@ first_error() { grep -v -e RLIMIT_MEMLOCK -e '^$' "$1" | head -n 1 | grep . || e
 # no such mode.
 if "$IOTRACE" --no-rewrite -- true >/dev/null 2>err; then
 	modes="$modes
-iotrace-no-rewrite|$IOTRACE --no-rewrite -o $work/i.txt --"
+iotrace-no-rewrite|$IOTRACE --no-rewrite -o $shm/i.txt --"
 else
 	drop iotrace-no-rewrite "'iotrace --no-rewrite -- true' exits non-zero: $(first_error err)"
 fi
@@ -87,7 +90,7 @@ elif ! perf trace -s -- true >err 2>&1; then
 	drop perf-trace "'perf trace -s -- true' fails: $(first_error err)"
 else
 	modes="$modes
-perf-trace|perf trace -s -o $work/p.txt --"
+perf-trace|perf trace -s -o $shm/p.txt --"
 fi
 # A counter of the command's calls on raw_syscalls, its children
 # included: a task forked by a counted process is counted (pid is the
@@ -98,13 +101,13 @@ fi
 	echo 'tracepoint:raw_syscalls:sys_enter /pid == cpid || @t[pid]/ { @calls[args->id] = count(); }'
 	echo 'END { clear(@t); }'
 } >"$work/count.bt"
-printf 'exec bpftrace -o %s %s -c "$*"\n' "$work/b.txt" "$work/count.bt" >"$work/bpftrace.sh"
+printf 'exec bpftrace -o %s %s -c "$*"\n' "$shm/b.txt" "$work/count.bt" >"$work/bpftrace.sh"
 if ! command -v bpftrace >/dev/null 2>&1; then
 	drop bpftrace "no bpftrace (scripts/install-bench-deps installs it)"
 elif [ "$(id -u)" != 0 ]; then
 	drop bpftrace "not root (bpftrace loads BPF programs)"
 elif ! timeout 120 "$SH" "$work/bpftrace.sh" "$TRUE" >/dev/null 2>err ||
-	! grep -q '^@calls' "$work/b.txt"; then
+	! grep -q '^@calls' "$shm/b.txt"; then
 	drop bpftrace "'bpftrace -c true' fails or counts nothing: $(first_error err)"
 else
 	modes="$modes
@@ -234,6 +237,28 @@ for w in dd shm1m null1m catpipe startup; do
 		else
 			printf ' %10s' "$(ratio "$v" "$base")"
 		fi
+	done
+	echo
+done
+
+# The lowest and highest of the rounds' ratios of mode $2 to untraced on
+# workload $1, each round's runs against each other (the k-th of each).
+round_range() {
+	awk -v w="$1" -v m="$2" '$1 == w && $2 == "untraced" { u[++nu] = $3 }
+		$1 == w && $2 == m { t[++nt] = $3 }
+		END { for (k = 1; k <= nu && k <= nt; k++) if (u[k] > 0) {
+			r = t[k] / u[k]; if (!lo || r < lo) lo = r; if (r > hi) hi = r }
+		      printf "%.2f-%.2f", lo, hi }' walls
+}
+echo
+echo "issue 21: the same, each round's runs against each other (lowest-highest of $REPS)"
+printf '%-10s' workload
+for m in $i21_modes; do has_mode "$m" && printf ' %12.12s' "$m"; done
+echo
+for w in dd shm1m null1m catpipe; do
+	printf '%-10s' "$w"
+	for m in $i21_modes; do
+		has_mode "$m" && printf ' %12s' "$(round_range "$w" "$m")"
 	done
 	echo
 done

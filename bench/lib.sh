@@ -12,6 +12,9 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
 
 run_one() { # prefix command -> prints wall ns
+	# The runs before wrote files: their writeback is theirs, not this
+	# run's.
+	sync
 	t0=$(now_ns)
 	# shellcheck disable=SC2086
 	$1 $2 >/dev/null 2>&1 || true

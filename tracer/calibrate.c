@@ -22,7 +22,9 @@
 #include <unistd.h>
 #include "tracer/tracer-int.h"
 
-#define CALIB_CALLS 64
+/* Enough for a median and quartiles; each is a stop pair of every run's
+ * start-up. */
+#define CALIB_CALLS 32
 
 struct samples {
 	uint64_t ns[CALIB_CALLS];

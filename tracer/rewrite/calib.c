@@ -29,9 +29,10 @@
 #include "tracer/rewrite/fast-int.h"
 
 /*
- * A round of each way is 64 calls, 10-20 us: one that a timer tick or
- * the other CPU's work falls into is left out at both ends of the range
- * (added_range()), and five rounds of four ways take about 0.3 ms.
+ * A round of each way is CALLS calls: one that a timer tick or the other
+ * CPU's work falls into is left out at both ends of the range
+ * (added_range()), and the rounds are short enough to fill the TSC's
+ * interval, not more.
  */
 #define CALLS 64		/* per round and way */
 #define ROUNDS 5
