@@ -627,10 +627,10 @@ static int step_out(struct loop *l, pid_t tid)
 }
 
 /*
- * A signal-delivery stop of t: when t is inside a trampoline, it is put
- * where the program would be untraced before the signal goes in (its
- * handler must run on the program's frame, a restart must go through
- * the original `syscall`).  False: t is not in the pool, or is gone.
+ * A stop at ip just after a stub's syscall, with a sample of its slot
+ * pending: -k's sample (a restart at the stub, or a call whose fd the
+ * cells do not cover, came there unsampled), taken back; where the
+ * program made the call, to unwind it from.
  */
 uint64_t fast_sampled_ip(struct loop *l, struct task *t, uint64_t ip)
 {
@@ -669,6 +669,13 @@ uint64_t fast_sampled_ip(struct loop *l, struct task *t, uint64_t ip)
  */
 #define GLIBC_SIGCANCEL 32
 
+/*
+ * A signal-delivery stop of t: when t is inside a trampoline, it is put
+ * where the program would be untraced before the signal goes in (its
+ * handler must run on the program's frame, a restart must go through
+ * a `syscall` outside the pool).  False: t is not in the pool, or is
+ * gone.
+ */
 bool fast_signal_stop(struct loop *l, struct task *t, int sig)
 {
 	struct fast_run *f = l->fast;

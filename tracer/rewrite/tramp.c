@@ -182,6 +182,42 @@ size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s)
 	return t[TT_LEN];
 }
 
+#define LOCKS_MAX 32
+struct locks {
+	bool done, ok;
+	uint8_t n;
+	uint16_t at[LOCKS_MAX];
+};
+
+/* The lock prefixes of the code's first end bytes into l; false: its
+ * code does not decode, or has more than LOCKS_MAX. */
+static bool decode_locks(const uint8_t *code, size_t end, struct locks *l)
+{
+	ZydisDecodedInstruction insn;
+	ZydisDecoderContext ctx;
+	ZydisDecoder dec;
+	size_t off, i;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return false;
+	for (off = 0; off < end; off += insn.length) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, &ctx,
+				code + off, end - off, &insn)))
+			return false;
+		if (!(insn.attributes & ZYDIS_ATTRIB_HAS_LOCK))
+			continue;
+		for (i = 0; i < insn.raw.prefix_count; i++) {
+			if (insn.raw.prefixes[i].value != 0xf0)
+				continue;
+			if (l->n == LOCKS_MAX)
+				return false;
+			l->at[l->n++] = (uint16_t)(off + i);
+		}
+	}
+	return true;
+}
+
 /*
  * Where the lock prefixes of variant t's code are: the template's, which
  * an emitted trampoline keeps at the same offsets (what emit fills are
@@ -189,43 +225,20 @@ size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s)
  * program's own instruction and keeps its prefixes).  Decoded once per
  * variant: a run emits a twin per site.  false: it does not decode.
  */
-#define LOCKS_MAX 32
 static bool variant_locks(const uint32_t *t, const uint16_t **at, size_t *n)
 {
-	static struct {
-		bool done, ok;
-		uint8_t n;
-		uint16_t at[LOCKS_MAX];
-	} cache[TT_VARIANTS];
-	size_t v = (size_t)(t - &rw_tramp_tab[0][0]) / TT_N, off = 0, i;
-	const uint8_t *code = rw_tramp_code + t[TT_START];
-	size_t end = t[TT_K_SLOW] ? t[TT_K_SLOW] : t[TT_K_BACK];
-	ZydisDecodedInstruction insn;
-	ZydisDecoderContext ctx;
-	ZydisDecoder dec;
+	static struct locks cache[TT_VARIANTS];
+	struct locks *l = &cache[(size_t)(t - &rw_tramp_tab[0][0]) / TT_N];
 
-	if (!cache[v].done) {
-		cache[v].done = true;
-		cache[v].ok = ZYAN_SUCCESS(ZydisDecoderInit(&dec,
-				ZYDIS_MACHINE_MODE_LONG_64,
-				ZYDIS_STACK_WIDTH_64));
-		while (cache[v].ok && off < end) {
-			cache[v].ok = ZYAN_SUCCESS(
-				ZydisDecoderDecodeInstruction(&dec, &ctx,
-					code + off, end - off, &insn));
-			for (i = 0; cache[v].ok &&
-				    (insn.attributes & ZYDIS_ATTRIB_HAS_LOCK) &&
-				    i < insn.raw.prefix_count; i++)
-				if (insn.raw.prefixes[i].value == 0xf0)
-					cache[v].ok = cache[v].n < LOCKS_MAX &&
-						(cache[v].at[cache[v].n++] =
-						 (uint16_t)(off + i), true);
-			off += cache[v].ok ? insn.length : 0;
-		}
+	if (!l->done) {
+		l->done = true;
+		l->ok = decode_locks(rw_tramp_code + t[TT_START],
+				     t[TT_K_SLOW] ? t[TT_K_SLOW] : t[TT_K_BACK],
+				     l);
 	}
-	*at = cache[v].at;
-	*n = cache[v].n;
-	return cache[v].ok;
+	*at = l->at;
+	*n = l->n;
+	return l->ok;
 }
 
 /* Whether byte off of variant t's code is one emit fills (an immediate,
