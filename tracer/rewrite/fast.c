@@ -643,7 +643,9 @@ uint64_t fast_sampled_ip(struct loop *l, struct task *t, uint64_t ip)
 	if (!f || !f->sample || ip < 2)
 		return 0;
 	p = fast_proc_find(f, t->tgid ? t->tgid : t->tid);
-	if (!p || !p->code || !p->cnt)
+	/* Most stops are nowhere near an island: no search for them. */
+	if (!p || !p->code || !p->cnt || ip - 2 < p->code->islands ||
+	    ip - 2 >= p->code->islands + p->code->isl_used)
 		return 0;
 	for (i = 0; i < p->code->ntramp && !tr; i++)
 		if (p->code->tramp[i].island + RW_ISLAND_STUB == ip - 2)
