@@ -173,4 +173,43 @@ test_expect_success PTRACE 'a profile saved without the locked figures loads' '
 	test_cmp want got
 '
 
+# pairs_of REPORT: "call calls bytes source -> destination" of each I/O
+# row of a copy (sendfile, splice, copy_file_range), names without their
+# directories and notes, sorted.
+pairs_of() {
+	sed -n '/^I\/O /,/^$/p' "$1" |
+		awk '$1 == "sendfile" || $1 == "splice" || $1 == "copy_file_range"' |
+		sed 's/ ([^)]*)//g; s|[^ ]*/||g; s/pipe:\[[0-9]*\]/pipe/g' |
+		awk '{ print $1, $2, $3, $7, $8, $9 }' | sort
+}
+
+test_expect_success PTRACE,STRACE 'copies: each pair of files, as strace and --no-rewrite count' '
+	head -c 131072 /dev/zero >in &&
+	"$IOTRACE" -o r -- "$HELPERS/copypairs" in o1 o2 o3 &&
+	"$IOTRACE" --no-rewrite -o n -- "$HELPERS/copypairs" in o1 o2 o3 &&
+	strace -f -c -o s "$HELPERS/copypairs" in o1 o2 o3 &&
+	for c in sendfile splice copy_file_range; do
+		test "$(table_calls $c r)" = "$(table_calls $c s)" || return 1
+	done &&
+	cat >expect <<-\EOF &&
+	copy_file_range 4 16384 in -> o3
+	sendfile 4 16384 in -> o3
+	sendfile 8 32768 in -> o1
+	sendfile 8 32768 in -> o2
+	splice 2 8192 in -> pipe
+	splice 2 8192 pipe -> o2
+	EOF
+	pairs_of r >got && test_cmp expect got &&
+	pairs_of n >got && test_cmp expect got &&
+	test "$(fast_calls r)" -ge 20
+'
+
+test_expect_success PTRACE '-k --stack-sample: copies unwound from the program, stub or not' '
+	"$IOTRACE" -k --stack-sample 3 -e trace=sendfile -o r \
+		-- "$HELPERS/copypairs" in o1 o2 o3 &&
+	test "$(fast_calls r)" -gt 0 &&
+	grep -q "^sendfile  20 calls, .*(stacks of 1 call in 3, scaled" r &&
+	grep -q "^  100\.0% ~        20 calls  .*  main (copypairs)$" r
+'
+
 test_done

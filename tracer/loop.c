@@ -79,6 +79,9 @@ static void emit(struct loop *l, struct task *t, int64_t ret,
 static uint64_t entry_stack(struct loop *l, struct task *t, uint8_t act,
 			    const uint64_t *args, uint64_t ip, uint64_t now)
 {
+	bool sample = false;
+	uint64_t at;
+
 	t->stack_id = TRACER_ID_NONE;
 	if (!l->unwind)
 		return now;
@@ -89,9 +92,9 @@ static uint64_t entry_stack(struct loop *l, struct task *t, uint8_t act,
 	/* The execve that starts a command is made by iotrace's code. */
 	if (l->leader_iotrace && t->tid == l->leader)
 		return now;
+	at = fast_stub_site(l, t, ip, &sample);
 	t->stack_id = unwinder_stack(l->unwind, t->tid, task_tgid(t),
-				     t->arch, t->nr,
-				     fast_sampled_ip(l, t, ip));
+				     t->arch, t->nr, at, sample);
 	return mono_ns();
 }
 

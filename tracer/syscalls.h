@@ -86,9 +86,10 @@ enum {
 	SF_WRITE_FAMILY = 1 << 9, /* write(2) and its kin, the other way */
 	SF_MAPS_CODE = 1 << 10,	/* may map code (prot in arg 2): -k's map
 				   cache of the process goes stale */
-	SF_HOT = 1 << 11,	/* made in loops on one fd (arg 0), opening
-				   and closing none: the fast path rewrites
-				   its call sites (tracer/rewrite/) */
+	SF_HOT = 1 << 11,	/* made in loops on one fd (arg 0) or a
+				   pair (a copy: splice...), opening and
+				   closing none: the fast path rewrites its
+				   call sites (tracer/rewrite/) */
 };
 
 /* Argument n in size, fd and fd2; 0 is "none". */

@@ -68,6 +68,9 @@ const int syscall_npers = sizeof(syscall_pers) / sizeof(syscall_pers[0]);
  */
 #define DATA(name, classes, size, fd, fd2) \
 	{ name, classes, size, fd, fd2, FX_NONE, 0 }
+/* The same, hot (SF_HOT): the copy loops of splice, sendfile... */
+#define HOT2(name, classes, size, fd, fd2) \
+	{ name, classes, size, fd, fd2, FX_NONE, SF_HOT }
 /* A call that changes the fd table (enum syscall_fx). */
 #define FDS(name, classes, fx) { name, classes, 0, 0, 0, fx, 0 }
 /* A call with other facts (SF_*). */
@@ -111,7 +114,7 @@ const struct syscall_fact syscall_facts[] = {
 	FDS("close", TD, FX_ARG0),
 	FDS("close_range", 0, FX_RANGE),
 	ROW("connect", TN),
-	DATA("copy_file_range", TD, ARG(4), ARG(0), ARG(2)),
+	HOT2("copy_file_range", TD, ARG(4), ARG(0), ARG(2)),
 	FDS("creat", TF | TD, FX_RET),
 	FDS("dup", TD, FX_RET),
 	FDS("dup2", TD, FX_ARG1),
@@ -337,7 +340,7 @@ const struct syscall_fact syscall_facts[] = {
 	ROW("semop", TI),
 	ROW("semtimedop", TI),
 	ROW("semtimedop_time64", TI),
-	DATA("sendfile", TD | TN, ARG(3), ARG(1), ARG(0)),
+	HOT2("sendfile", TD | TN, ARG(3), ARG(1), ARG(0)),
 	DATA("sendfile64", TD | TN, ARG(3), ARG(1), ARG(0)),
 	ROW("sendmmsg", TN),
 	DATA("sendmsg", TN, ARG_IOV, ARG(0), 0),
@@ -384,7 +387,7 @@ const struct syscall_fact syscall_facts[] = {
 	FDS("socket", TN, FX_RET),
 	FDS("socketcall", TD, FX_RET),
 	ROW("socketpair", TN),
-	DATA("splice", TD, ARG(4), ARG(0), ARG(2)),
+	HOT2("splice", TD, ARG(4), ARG(0), ARG(2)),
 	ROW("ssetmask", TS),
 	ROW("stat", TF | TST),
 	ROW("stat64", TF | TST),

@@ -328,10 +328,12 @@ pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,
 void fast_any_stop(struct loop *l, struct task *t);
 /*
  * At t's entry stop at ip (its call known): a call a trampoline sent to
- * its stub as one of -k's 1 in N (--stack-sample): where the program
- * made it (after the site's syscall), to unwind it from; else 0.
+ * its stub (an fd the cells do not cover, or one of -k's 1 in N with
+ * --stack-sample, then *sample is set): where the program made it
+ * (after the site's syscall), to unwind it from; else 0.
  */
-uint64_t fast_sampled_ip(struct loop *l, struct task *t, uint64_t ip);
+uint64_t fast_stub_site(struct loop *l, struct task *t, uint64_t ip,
+			bool *sample);
 /* A signal-delivery stop of sig: t taken out of a trampoline if it was
  * in one. */
 bool fast_signal_stop(struct loop *l, struct task *t, int sig);

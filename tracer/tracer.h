@@ -81,6 +81,8 @@ struct tracer_aggregate {
 	 * how many calls asked it).
 	 */
 	const struct tracer_file *file;
+	const struct tracer_file *file2;	/* a two-fd call's destination,
+						   or NULL */
 	uint64_t einval, size_max, size_max_calls;
 	/* Timed in the program by the fast path: no stop in its times. */
 	bool fast;

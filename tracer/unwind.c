@@ -320,10 +320,10 @@ static bool sampled(struct unwinder *u, int nr)
 }
 
 uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
-			uint32_t arch, int nr, uint64_t at)
+			uint32_t arch, int nr, uint64_t at, bool force)
 {
 	/* libunwind here unwinds x86_64 code only. */
-	if (arch != AUDIT_ARCH_X86_64 || (!at && !sampled(u, nr)))
+	if (arch != AUDIT_ARCH_X86_64 || (!force && !sampled(u, nr)))
 		return TRACER_ID_NONE;
 	u->proc = unwind_proc_get(u, tgid);
 	if (!u->proc || ptrace(PTRACE_GETREGS, tid, 0L, &u->regs) < 0)

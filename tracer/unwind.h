@@ -31,14 +31,15 @@ void unwinder_free(struct unwinder *u);
 /*
  * At the entry stop of syscall nr (arch) of tid in process tgid: the id
  * of its user stack in the table, TRACER_ID_NONE when it is not unwound
- * (not sampled, another personality, table full).  at: 0, or a call
- * the fast path sampled (tracer/rewrite/), always unwound, from at as
- * its instruction pointer (after the site's syscall, where the program
- * made it; the task stopped at the site's stub, which no unwind
- * information describes) and not one of the 1 in N of ptrace's stops.
+ * (not sampled, another personality, table full).  at: 0, or the
+ * instruction pointer to unwind from, for a call the fast path sent to
+ * its site's stub (tracer/rewrite/), which no unwind information
+ * describes: after the site's syscall, where the program made it.
+ * force: a call the fast path sampled, always unwound and not one of
+ * the 1 in N of ptrace's stops.
  */
 uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
-			uint32_t arch, int nr, uint64_t at);
+			uint32_t arch, int nr, uint64_t at, bool force);
 /* tgid's mappings may have changed (execve, an executable mmap). */
 void unwinder_maps_changed(struct unwinder *u, pid_t tgid);
 /* tgid is gone: its map cache goes. */

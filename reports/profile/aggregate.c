@@ -7,9 +7,9 @@
  * engine (the fast path subtracts what its trampoline's clock adds),
  * with the raw ones for --raw-time: profile->overhead_ns is not
  * subtracted.  An aggregate with a file is a call's share on that file
- * (the fast path's per-fd counts): it goes to the file breakdown's
- * sub-row, keyed as the sink keys an event's file (files.c), and not to
- * the row again.
+ * (the fast path's per-fd counts; a two-fd call's on its pair of
+ * files): it goes to the file breakdown's sub-row, keyed as the sink
+ * keys an event's file (files.c), and not to the row again.
  */
 #include <errno.h>
 #include <string.h>
@@ -37,16 +37,20 @@ static void add_times(struct profile_row *r, const struct tracer_aggregate *a)
 static int add_file_share(struct profile *p, const struct profile_row *r,
 			  const struct tracer_aggregate *a)
 {
+	uint32_t file2 = PROFILE_FILE_NONE;
 	struct profile_sub *s;
-	int f;
+	int f, f2 = 0;
 
 	if (!profile_breakdown(p, &profile_dim_file)->dim)
 		return 0;	/* no file dimension in this profile */
 	f = profile_file_from(p, a->file);
-	if (f < 0)
+	if (f >= 0 && a->file2) {
+		f2 = profile_file_from(p, a->file2);
+		file2 = (uint32_t)f2;
+	}
+	if (f < 0 || f2 < 0)
 		return -ENOMEM;
-	s = profile_io_get(p, (uint32_t)f, PROFILE_FILE_NONE,
-			   (uint32_t)(r - p->rows));
+	s = profile_io_get(p, (uint32_t)f, file2, (uint32_t)(r - p->rows));
 	if (!s)
 		return -ENOMEM;
 	profile_sub_add_share(s, a);

@@ -26,7 +26,7 @@
 
 enum { F_WRITE, F_READ, F_GETPID, F_MMAP, F_ZERO, F_CLAMP,
        F_RD00, F_RD01, F_RD10, F_RD11, F_XREAD, F_XLATE, F_SWRITE, F_SXREAD,
-       F_N };
+       F_SPLICE, F_SENDFILE, F_N };
 
 /* ns = ticks, through the 128-bit product: (t * 2^62) >> 62. */
 #define TICKS (1ULL << 62), 62
@@ -44,6 +44,8 @@ static const struct fake {
 	bool xor;		/* the xor shape (read), else the mov one */
 	bool late;		/* left unpatched by setup() */
 	uint64_t sample;	/* -k's 1 call in sample to the stub */
+	bool two_fd;		/* a destination fd in fd2_reg */
+	enum rw_reg fd2_reg;
 } fakes[F_N] = {
 	[F_WRITE] = { 1, 3, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 0, 0 },
 	[F_READ] = { 0, 5, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 0, 0 },
@@ -68,6 +70,13 @@ static const struct fake {
 		       4 },
 	[F_SXREAD] = { 0, 20, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 1, 0,
 		       3 },
+	/* two-fd calls, their 4th argument moved to r10 as glibc does:
+	 * splice(in, off, out, off, len, flags), sendfile(out, in, off,
+	 * count) */
+	[F_SPLICE] = { 275, 21, RW_RDI, true, RW_R8, TICKS,
+		       { 0x49, 0x89, 0xca }, 3, 0, 0, 0, true, RW_RDX },
+	[F_SENDFILE] = { 40, 22, RW_RSI, true, RW_R10, TICKS,
+			 { 0x49, 0x89, 0xca }, 3, 0, 0, 0, true, RW_RDI },
 };
 
 /* The sites' bytes, then their tails: ret for the mov shape; for the xor
@@ -78,10 +87,10 @@ static const uint8_t xor_site[17] = { 0x31, 0xc0, 0x0f, 0x05,
 	0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff,
 	0x77, 0x01, 0xc3, 0x48, 0xf7, 0xd8, 0xc3 };
 
-#define REGION 0x3000
+#define REGION 0x4000
 #define AT_SITE(i) (0x40 * (i))		/* page 0: sites, then islands */
 #define AT_ISLAND(i) (0x400 + RW_ISLAND_LEN * (i))
-#define AT_TRAMP(i) (0x1000 + RW_TRAMP_MAX * (i))	/* pages 1, 2 */
+#define AT_TRAMP(i) (0x1000 + RW_TRAMP_MAX * (i))	/* pages 1.. */
 _Static_assert(AT_SITE(F_N) <= AT_ISLAND(0) && AT_ISLAND(F_N) <= 0x1000 &&
 	       AT_TRAMP(F_N) <= REGION, "the fakes fit the region");
 
@@ -118,6 +127,8 @@ static inline void fill_spec(int f)
 		.nr = k->nr,
 		.slot = k->slot,
 		.fd_reg = k->fd_reg,
+		.two_fd = k->two_fd,
+		.fd2_reg = k->fd2_reg,
 		.moves_data = k->moves_data,
 		.size_reg = k->size_reg,
 		.counters = (uint64_t)C,

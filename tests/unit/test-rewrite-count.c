@@ -796,6 +796,59 @@ static void test_samples(void)
 	close(fd2);
 }
 
+/*
+ * Two-fd calls: the cell is the source fd's, and counts the destination
+ * its first call had (fd2: 1 + that fd); a call to another destination,
+ * or one past the cells, takes the stub's syscall (a ptrace stop under
+ * iotrace; here, made uncounted) and still moves its bytes.
+ */
+static void test_two_fds(void)
+{
+	int p[2], null = open("/dev/null", O_WRONLY), other = dup(null);
+	int slot = fakes[F_SPLICE].slot, sf = fakes[F_SENDFILE].slot;
+	int mem = memfd_create("two-fds", 0);
+	struct rw_cell *c;
+	long r1, r2, r3;
+
+	if (pipe(p) || null < 0 || other < 0 || mem < 0 ||
+	    write(mem, "0123456789", 10) != 10) {
+		ok(0, "a pipe, /dev/null twice, a memfd");
+		return;
+	}
+	memset(C, 0, sizeof(*C));
+	c = &C->cell[slot][p[0]];
+	r1 = write(p[1], "abcdef", 6) == 6 ?
+	     entry(F_SPLICE)(p[0], 0, null, 0, 4096, 0) : -1;
+	ok(r1 == 6 && cell_is(c, 1, 0, 6, 4096, 1) && c->fd2 ==
+	   (uint64_t)null + 1, "splice of 6 bytes asked 4096: the pipe's "
+	   "cell counts it, to /dev/null's fd (%ld)", r1);
+	r2 = write(p[1], "ghi", 3) == 3 ?
+	     entry(F_SPLICE)(p[0], 0, other, 0, 3, 0) : -1;
+	ok(r2 == 3 && cell_is(c, 1, 0, 6, 4096, 1) && c->fd2 ==
+	   (uint64_t)null + 1, "to another fd: through the stub, the cell "
+	   "kept as it was (%ld)", r2);
+	r3 = write(p[1], "jk", 2) == 2 ?
+	     entry(F_SPLICE)(p[0], 0, null, 0, 2, 0) : -1;
+	ok(r3 == 2 && cell_is(c, 2, 0, 8, 4098, 1),
+	   "to its own fd again: counted (%ld)", r3);
+	is_int(entry(F_SPLICE)(p[0], 0, 300, 0, 1, 0), -EBADF,
+	       "a destination past the cells: the stub's syscall's EBADF");
+	ok(cell_is(c, 2, 0, 8, 4098, 1) && hist_sum(slot) == 2,
+	   "and nothing counted for it");
+	c = &C->cell[sf][mem];
+	lseek(mem, 0, SEEK_SET);
+	is_int(entry(F_SENDFILE)(null, mem, 0, 100, 0, 0), 10,
+	       "sendfile of a 10-byte memfd to /dev/null");
+	ok(cell_is(c, 1, 0, 10, 100, 1) && c->fd2 == (uint64_t)null + 1,
+	   "the in fd's cell (arg 1), its out fd (arg 0) claimed, the size "
+	   "from r10");
+	close(p[0]);
+	close(p[1]);
+	close(null);
+	close(other);
+	close(mem);
+}
+
 int main(void)
 {
 	if (setup()) {
@@ -816,5 +869,6 @@ int main(void)
 	test_size_max_threads();
 	test_forced_results();
 	test_samples();
+	test_two_fds();
 	return done_testing();
 }

@@ -81,7 +81,8 @@ static enum base written_base(const ZydisDecodedInstruction *in,
 	    op[1].reg.value == ZYDIS_REGISTER_RBX)
 		return b->rbx;
 	if (in->mnemonic == ZYDIS_MNEMONIC_ADD &&
-	    op[0].reg.value == ZYDIS_REGISTER_RBX && b->rbx == B_CELL)
+	    ((op[0].reg.value == ZYDIS_REGISTER_RBX && b->rbx == B_CELL) ||
+	     (op[0].reg.value == ZYDIS_REGISTER_R11 && b->r11 == B_CELL)))
 		return B_CELL;		/* + fd * sizeof(struct rw_cell) */
 	return B_OTHER;
 }
@@ -211,11 +212,26 @@ static const char *post_breaks_rules(const uint8_t *code, size_t end,
 	return "no jmp after the post";
 }
 
+/* s's trampoline: made, within RW_TRAMP_MAX, in the rules; its length. */
+static size_t emits_right(const struct rw_tramp_spec *s, const char **why)
+{
+	uint8_t buf[RW_TRAMP_MAX];
+	size_t len, end;
+
+	len = rw_tramp_emit(buf, s);
+	*why = len ? tramp_breaks_rules(buf, len, &end) : "none";
+	if (!*why)
+		*why = post_breaks_rules(buf, end, s);
+	return len <= RW_TRAMP_MAX && !*why ? len : 0;
+}
+
 static void test_emit_shape(int f)
 {
+	static const enum rw_reg pairs[][3] = {
+		{ RW_RDI, RW_RDX, RW_R8 }, { RW_RSI, RW_RDI, RW_R10 },
+	};
 	struct rw_tramp_spec s = spec[f];
-	uint8_t buf[RW_TRAMP_MAX];
-	size_t len, end, shortest = RW_TRAMP_MAX, longest = 0;
+	size_t len, shortest = RW_TRAMP_MAX, longest = 0;
 	const char *why;
 	int r, m;
 
@@ -225,19 +241,33 @@ static void test_emit_shape(int f)
 			s.moves_data = m & 1;
 			s.size_reg = m & 2 ? RW_RDX : RW_NOREG;
 			s.sample = m & 4 ? 16 : 0;
-			len = rw_tramp_emit(buf, &s);
+			len = emits_right(&s, &why);
 			longest = len > longest ? len : longest;
 			shortest = len && len < shortest ? len : shortest;
-			why = len ? tramp_breaks_rules(buf, len, &end) : "none";
-			if (!why)
-				why = post_breaks_rules(buf, end, &s);
-			ok(len > 0 && len <= RW_TRAMP_MAX && !why,
-			   "%s shape: fd register %d, moves %d, size %d, "
+			ok(len, "%s shape: fd register %d, moves %d, size %d, "
 			   "sampled %d: %zu bytes, in the rules (%s)",
 			   fakes[f].xor ? "xor" : "mov", r, m & 1, s.size_reg,
 			   !!(m & 4), len, why ? why : "kept");
 		}
 	}
+	s.two_fd = s.moves_data = true;
+	for (r = 0; r < 2; r++) {
+		for (m = 0; m < 2; m++) {
+			s.fd_reg = pairs[r][0];
+			s.fd2_reg = pairs[r][1];
+			s.size_reg = pairs[r][2];
+			s.sample = m ? 16 : 0;
+			len = emits_right(&s, &why);
+			longest = len > longest ? len : longest;
+			ok(len, "%s shape: two fds in %d and %d, size %d, "
+			   "sampled %d: %zu bytes, in the rules (%s)",
+			   fakes[f].xor ? "xor" : "mov", s.fd_reg, s.fd2_reg,
+			   s.size_reg, m, len, why ? why : "kept");
+		}
+	}
+	s.fd_reg = RW_RDX;
+	ok(!rw_tramp_emit((uint8_t[RW_TRAMP_MAX]){ 0 }, &s), "no two-fd "
+	   "trampoline for registers no call has");
 	printf("# trampolines: %zu to %zu bytes\n", shortest, longest);
 }
 

@@ -45,12 +45,33 @@ static size_t code_end(const uint8_t *buf, size_t len, uint64_t v)
 	return len;
 }
 
+/* s's trampoline and its twin: only the code's lock prefixes differ. */
+static bool unlocks_right(const struct rw_tramp_spec *s, size_t *n)
+{
+	uint8_t a[RW_TRAMP_MAX], b[RW_TRAMP_MAX];
+	size_t len, i, end;
+
+	len = rw_tramp_emit(a, s);
+	memcpy(b, a, len);
+	*n = rw_tramp_unlock(b, len, s);
+	end = code_end(a, len, s->fd_reg == RW_NOREG && !s->sample ?
+		       s->site + s->resume : s->stub);
+	for (i = 0; i < len; i++)
+		if (a[i] != b[i] &&
+		    (a[i] != 0xf0 || b[i] != 0x90 || i >= end))
+			return false;
+	return len && *n > 0 && (int)*n == locked_in(a, end) &&
+	       locked_in(b, end) == 0 && !memcmp(a + end, b + end, len - end);
+}
+
 static void test_variants(void)
 {
+	/* the two-fd calls' registers: splice's, sendfile's */
+	static const enum rw_reg pairs[][3] = {
+		{ RW_RDI, RW_RDX, RW_R8 }, { RW_RSI, RW_RDI, RW_R10 },
+	};
 	struct rw_tramp_spec s;
-	uint8_t a[RW_TRAMP_MAX], b[RW_TRAMP_MAX];
-	size_t len, n, i, end;
-	bool only_locks;
+	size_t n;
 	int r, m;
 
 	memset(&s, 0, sizeof(s));
@@ -69,22 +90,23 @@ static void test_variants(void)
 			s.moves_data = m & 1;
 			s.size_reg = m & 2 ? RW_RDX : RW_NOREG;
 			s.sample = m & 4 ? 16 : 0;
-			len = rw_tramp_emit(a, &s);
-			memcpy(b, a, len);
-			n = rw_tramp_unlock(b, len, &s);
-			end = code_end(a, len, r == RW_NOREG && !s.sample ?
-				       s.site + s.resume : s.stub);
-			only_locks = true;
-			for (i = 0; i < len; i++)
-				if (a[i] != b[i] &&
-				    (a[i] != 0xf0 || b[i] != 0x90 || i >= end))
-					only_locks = false;
-			ok(len && n > 0 && (int)n == locked_in(a, end) &&
-			   locked_in(b, end) == 0 && only_locks &&
-			   !memcmp(a + end, b + end, len - end),
+			ok(unlocks_right(&s, &n),
 			   "fd register %d, moves %d, size %d, sampled %d: "
 			   "%zu lock prefixes out, nothing else changed", r,
 			   m & 1, s.size_reg, !!(m & 4), n);
+		}
+	}
+	s.two_fd = s.moves_data = true;
+	for (r = 0; r < 2; r++) {
+		for (m = 0; m < 2; m++) {
+			s.fd_reg = pairs[r][0];
+			s.fd2_reg = pairs[r][1];
+			s.size_reg = pairs[r][2];
+			s.sample = m ? 16 : 0;
+			ok(unlocks_right(&s, &n), "two fds in %d and %d, size "
+			   "%d, sampled %d: %zu lock prefixes out, nothing "
+			   "else changed", s.fd_reg, s.fd2_reg, s.size_reg, m,
+			   n);
 		}
 	}
 }

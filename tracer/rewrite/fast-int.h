@@ -116,6 +116,8 @@ struct fast_run {
 	int nr_of[RW_SLOTS];
 	struct {
 		enum rw_reg fd, size;
+		bool two_fd;	/* the destination fd in fd2 (fold.c) */
+		enum rw_reg fd2;
 		bool moves;
 		bool timed;	/* the plan times it (else counts only) */
 	} how[RW_SLOTS];

@@ -117,30 +117,36 @@ static enum rw_reg reg_of_arg(uint8_t arg)
 }
 
 /*
- * The hot calls the trampolines take: one-fd calls (the fd in arg 0)
- * that the plan times or counts.  Two-fd calls (splice...) stay on
- * ptrace stops, as everything else.
+ * The hot calls the trampolines take: those the plan times or counts
+ * whose registers the template has a trampoline for (one-fd calls,
+ * and the two-fd calls' own: splice, sendfile, copy_file_range).
  */
 static void choose_slots(struct fast_run *f, const struct plan *pl)
 {
 	const struct syscall_fact *fact;
-	int nr;
+	int nr, n;
 
 	memset(f->slot_of, -1, sizeof(f->slot_of));
 	for (nr = 0; nr < SYSCALL_SET_MAX && nr < 512; nr++) {
 		fact = syscall_fact(0, nr);
-		if (!fact || !(fact->flags & SF_HOT) || fact->fd2 ||
-		    fact->fd != ARG(0) ||
+		n = f->nslots;
+		if (!fact || !(fact->flags & SF_HOT) ||
 		    (pl->act[0][nr] != ACT_TIME && pl->act[0][nr] != ACT_COUNT) ||
-		    f->nslots == RW_SLOTS)
+		    n == RW_SLOTS)
 			continue;
-		f->slot_of[nr] = (int8_t)f->nslots;
-		f->nr_of[f->nslots] = nr;
-		f->how[f->nslots].fd = reg_of_arg(fact->fd);
-		f->how[f->nslots].size = fact->size && fact->size != ARG_IOV ?
-					 reg_of_arg(fact->size) : RW_NOREG;
-		f->how[f->nslots].moves = fact->size != 0;
-		f->how[f->nslots].timed = pl->act[0][nr] == ACT_TIME;
+		f->how[n].fd = reg_of_arg(fact->fd);
+		f->how[n].two_fd = fact->fd2 != 0;
+		f->how[n].fd2 = reg_of_arg(fact->fd2);
+		f->how[n].size = fact->size && fact->size != ARG_IOV ?
+				 reg_of_arg(fact->size) : RW_NOREG;
+		f->how[n].moves = fact->size != 0;
+		f->how[n].timed = pl->act[0][nr] == ACT_TIME;
+		if (!rw_tramp_shape_ok(f->how[n].fd, f->how[n].two_fd,
+				       f->how[n].fd2, f->how[n].size,
+				       f->how[n].moves))
+			continue;
+		f->slot_of[nr] = (int8_t)n;
+		f->nr_of[n] = nr;
 		f->hot[nr / 8] |= (uint8_t)(1u << nr % 8);
 		f->nslots++;
 	}
@@ -626,13 +632,43 @@ static int step_out(struct loop *l, pid_t tid)
 	return err;
 }
 
+/* The task's argument in register r (enum rw_reg), at a stop. */
+static uint64_t arg_in(const struct task *t, enum rw_reg r)
+{
+	return r >= RW_RDI && r <= RW_R9 ? t->args[r - RW_RDI] : 0;
+}
+
 /*
- * A stop at ip just after a stub's syscall, with a sample of its slot
- * pending: -k's sample (a restart at the stub, or a call whose fd the
- * cells do not cover, came there unsampled), taken back; where the
- * program made the call, to unwind it from.
+ * Whether a call at tr's stub came by the fd checks, not as a sample:
+ * an fd the cells do not cover, or a two-fd call whose destination is
+ * not the one its cell counts.
  */
-uint64_t fast_sampled_ip(struct loop *l, struct task *t, uint64_t ip)
+static bool by_fd_check(const struct fast_proc *p, const struct fast_tramp *tr,
+			const struct task *t)
+{
+	const struct rw_tramp_spec *s = &tr->spec;
+	uint64_t fd = (unsigned int)arg_in(t, s->fd_reg), fd2;
+
+	if (s->fd_reg == RW_NOREG)
+		return false;
+	if (fd >= RW_FDS)
+		return true;
+	if (!s->two_fd)
+		return false;
+	fd2 = (unsigned int)arg_in(t, s->fd2_reg);
+	return fd2 >= RW_FDS ||
+	       __atomic_load_n(&p->cnt->mem->cell[s->slot][fd].fd2,
+			       __ATOMIC_ACQUIRE) != fd2 + 1;
+}
+
+/*
+ * A stop at ip just after a stub's syscall: the call a trampoline sent
+ * there, unwound from where the program made it.  -k's sample when one
+ * of its slot is pending and the fd checks did not send it (a restart at
+ * the stub comes unsampled too).
+ */
+uint64_t fast_stub_site(struct loop *l, struct task *t, uint64_t ip,
+			bool *sample)
 {
 	struct fast_run *f = l->fast;
 	const struct fast_tramp *tr = NULL;
@@ -640,7 +676,8 @@ uint64_t fast_sampled_ip(struct loop *l, struct task *t, uint64_t ip)
 	uint64_t *pending;
 	size_t i;
 
-	if (!f || !f->sample || ip < 2)
+	*sample = false;
+	if (!f || ip < 2)
 		return 0;
 	p = fast_proc_find(f, t->tgid ? t->tgid : t->tid);
 	/* Most stops are nowhere near an island: no search for them. */
@@ -650,18 +687,16 @@ uint64_t fast_sampled_ip(struct loop *l, struct task *t, uint64_t ip)
 	for (i = 0; i < p->code->ntramp && !tr; i++)
 		if (p->code->tramp[i].island + RW_ISLAND_STUB == ip - 2)
 			tr = &p->code->tramp[i];
-	/* An fd the cells do not cover came by the fd check, unsampled. */
-	if (!tr || (tr->spec.fd_reg != RW_NOREG &&
-		    (unsigned int)t->args[0] >= RW_FDS))
+	if (!tr)
 		return 0;
 	pending = &p->cnt->mem->sample_pending[tr->spec.slot];
-	for (uint64_t n = __atomic_load_n(pending, __ATOMIC_ACQUIRE); n;)
-		if (__atomic_compare_exchange_n(pending, &n, n - 1, false,
-						__ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
-			return tr->spec.site + tr->spec.resume -
-			       tr->spec.post_len;
-	return 0;		/* a restart at the stub: no sample */
+	for (uint64_t n = f->sample && !by_fd_check(p, tr, t) ?
+			  __atomic_load_n(pending, __ATOMIC_ACQUIRE) : 0;
+	     n && !*sample;)
+		*sample = __atomic_compare_exchange_n(pending, &n, n - 1,
+						      false, __ATOMIC_ACQ_REL,
+						      __ATOMIC_ACQUIRE);
+	return tr->spec.site + tr->spec.resume - tr->spec.post_len;
 }
 
 /*

@@ -142,41 +142,73 @@ static void cell_add(struct rw_cell *sum, const struct rw_cell *d)
 	sum->einval += d->einval;
 }
 
+/* The file fd of p names now, as the sink describes an event's. */
+static void describe(const struct fast_proc *p, int fd, struct tracer_file *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->state = fd_describe(p->tgid, fd, &f->desc) == 0 ?
+		   TRACER_FILE_DESC : TRACER_FILE_UNRESOLVED;
+}
+
 /*
- * Fd by fd, so each fd's file is described once, however many calls
- * used it; each call's totals once all the fds are done.
+ * The destination fd a two-fd slot's cell counts (its claim), or -1: a
+ * one-fd slot, or a cell no call claimed.
+ */
+static int cell_fd2(const struct fast_run *f, int slot,
+		    const struct rw_cell *c)
+{
+	uint64_t v;
+
+	if (!f->how[slot].two_fd)
+		return -1;
+	v = __atomic_load_n(&c->fd2, __ATOMIC_ACQUIRE);
+	return v && v <= RW_FDS ? (int)v - 1 : -1;
+}
+
+/*
+ * The cells of fds [lo, hi] and, of two-fd calls, those whose
+ * destination is in it: fd by fd, so each fd's file is described once,
+ * however many calls used it; each call's totals once all the fds are
+ * done.  A call whose row has no file (lseek, fsync) gives no share.
  */
 void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 {
 	struct fast_counters *c = p->cnt;
 	struct tracer_aggregate tot, share;
 	struct rw_cell d, sum[RW_SLOTS];
-	struct tracer_file file;
-	bool described;
-	int slot, fd;
+	struct tracer_file file, file2;
+	bool described, in;
+	int slot, fd, fd2;
 
 	if (!c)
 		return;
 	if (hi < 0 || hi >= RW_FDS)
 		hi = RW_FDS - 1;
+	if (lo < 0)
+		lo = 0;
 	memset(sum, 0, sizeof(sum));
-	for (fd = lo < 0 ? 0 : lo; fd <= hi; fd++) {
+	for (fd = 0; fd < RW_FDS; fd++) {
 		described = false;
+		in = fd >= lo && fd <= hi;
 		for (slot = 0; slot < f->nslots; slot++) {
-			if (!cell_delta(&c->mem->cell[slot][fd],
-					&c->folded->cell[slot][fd], &d))
+			struct rw_cell *cell = &c->mem->cell[slot][fd];
+
+			fd2 = cell_fd2(f, slot, cell);
+			if ((!in && (fd2 < lo || fd2 > hi)) ||
+			    !cell_delta(cell, &c->folded->cell[slot][fd], &d))
 				continue;
 			cell_add(&sum[slot], &d);
-			if (!described) {
-				memset(&file, 0, sizeof(file));
-				file.state = fd_describe(p->tgid, fd,
-							 &file.desc) == 0 ?
-					     TRACER_FILE_DESC :
-					     TRACER_FILE_UNRESOLVED;
-				described = true;
-			}
+			if (f->how[slot].fd == RW_NOREG)
+				continue;
+			if (!described)
+				describe(p, fd, &file);
+			described = true;
 			aggregate_of(f, slot, &d, &share);
 			share.file = &file;
+			if (fd2 >= 0) {
+				describe(p, fd2, &file2);
+				share.file2 = &file2;
+			}
 			deliver(f, &share);
 		}
 	}

@@ -186,6 +186,8 @@ static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
 	t->spec.nr = nr;
 	t->spec.slot = slot;
 	t->spec.fd_reg = f->how[slot].fd;
+	t->spec.two_fd = f->how[slot].two_fd;
+	t->spec.fd2_reg = f->how[slot].fd2;
 	t->spec.moves_data = f->how[slot].moves;
 	t->spec.size_reg = f->how[slot].size;
 	t->spec.counters = f->pool + RW_POOL_COUNTERS;

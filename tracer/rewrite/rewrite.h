@@ -73,6 +73,16 @@ struct rw_cell {
 	_Alignas(16) uint64_t size_max;
 	uint64_t size_max_calls;
 	uint64_t einval;
+	/*
+	 * A two-fd call's cell (splice, sendfile, copy_file_range), per
+	 * source fd: 1 + the destination fd its calls had, set by the first
+	 * (lock cmpxchg, before its syscall) and never changed, so the cell
+	 * counts one (source, destination) pair of fd numbers; a call with
+	 * another destination takes the stub's syscall (ptrace).  0: no
+	 * call yet.  Fds name files anew only at stops, where the cells of
+	 * both are folded, so the pair's files are known at each fold.
+	 */
+	uint64_t fd2;
 };
 
 /*
@@ -166,11 +176,17 @@ struct rw_tramp_spec {
 	enum rw_reg fd_reg;	/* the fd argument (cell index); RW_NOREG:
 				   cell 0.  An fd outside 0 .. RW_FDS - 1
 				   goes to the stub's syscall (ptrace) */
+	bool two_fd;		/* a two-fd call: its destination fd in
+				   fd2_reg (the cell's fd2); outside 0 ..
+				   RW_FDS - 1, or not the cell's, to the
+				   stub's syscall */
+	enum rw_reg fd2_reg;
 	bool moves_data;	/* a result > 0 is bytes moved */
 	enum rw_reg size_reg;	/* the size argument (req, shorts, size_max):
 				   RW_RDX (read, write, pread64, pwrite64's
 				   count), or RW_NOREG: none (readv, writev,
-				   lseek, fsync); no other register */
+				   lseek, fsync); a two-fd call's own
+				   (rw_tramp_shape_ok()) */
 	uint64_t counters;	/* address of struct rw_counters there:
 				   the cells, rows and extremes of slot */
 	uint64_t mult;		/* ns = (ticks * mult) >> shift */
@@ -181,13 +197,22 @@ struct rw_tramp_spec {
 };
 
 /*
- * Bytes a trampoline takes at most.  The variants take 286-458 bytes;
- * the longest has an fd in r8-r10 (whose instructions take a REX
- * prefix), bytes and a size (its add and compare, the size_max pair's
- * cmpxchg16b loop) and -k's samples.  The pool's 4 MiB of code hold
- * 9,039 of 464.
+ * Whether the template has a trampoline for these registers: any fd
+ * register (or none) with the size in rdx or none, and the two-fd calls'
+ * own: splice and copy_file_range (fd rdi, fd2 rdx, size r8), sendfile
+ * (fd rsi, fd2 rdi, size r10), which move data.
  */
-#define RW_TRAMP_MAX 464
+bool rw_tramp_shape_ok(enum rw_reg fd, bool two_fd, enum rw_reg fd2,
+		       enum rw_reg size, bool moves_data);
+
+/*
+ * Bytes a trampoline takes at most.  The variants take 286-503 bytes;
+ * the longest are the two-fd calls' with -k's samples: two fd checks,
+ * the claim of the destination, bytes and a size (its add and compare,
+ * the size_max pair's cmpxchg16b loop).  The pool's 4 MiB of code hold
+ * 8,322 of 504.
+ */
+#define RW_TRAMP_MAX 504
 
 /*
  * Writes the trampoline of s into buf (RW_TRAMP_MAX bytes); its length,

@@ -16,7 +16,9 @@
  * shorts, size_max and its calls, or errors and einval), its histogram
  * bucket, its slot's extremes and, on an error, its errno's count are all
  * written after the syscall, nothing before it, so a task taken back to
- * the site before the syscall has nothing to undo.
+ * the site before the syscall has nothing to undo.  The one write before
+ * it, a two-fd call's claim of its destination (the cell's fd2), counts
+ * nothing: made again, the call finds it made.
  *
  * Rules the body keeps, and why:
  *  - jumps only, no call/ret: a shadow stack would see a return to
@@ -82,11 +84,14 @@ rw_tramp_code:
 /*
  * One variant.  name: its labels' suffix; fd: the 32-bit name of the fd
  * argument's register, or empty (cell 0, no check); moves: 1 if a
- * result > 0 is bytes moved; sized: 1 if rdx is the size asked for (req,
- * shorts, size_max); sample: 1 if 1 call in N of the slot's takes the
- * stub's syscall, a ptrace stop that -k unwinds (--stack-sample N).
+ * result > 0 is bytes moved; sized: 1 if the call has a size asked for
+ * (req, shorts, size_max), in rdx or in size; sample: 1 if 1 call in N
+ * of the slot's takes the stub's syscall, a ptrace stop that -k unwinds
+ * (--stack-sample N); fd2: a two-fd call's destination fd's register
+ * (32-bit name), or empty; size: the size's register when not rdx (one
+ * the syscall and the body leave alone: r8, r10), or empty.
  */
-.macro RW_TRAMP name, fd, moves, sized, sample
+.macro RW_TRAMP name, fd, moves, sized, sample, fd2=, size=
 .Lt_\name:
 .ifnb \fd
 	/* 1. fds the cells do not cover take the stub's syscall (a ptrace
@@ -95,10 +100,33 @@ rw_tramp_code:
 	 * The kernel reads an fd as unsigned int. */
 	cmpl	$TT_FDS, %\fd
 	jb	.Lenter_\name
+.Lslow_fd_\name:
 	mov	$0, %eax
 .Lnr_slow_\name:
 	jmp	*.Lk_slow_\name(%rip)
 .Lenter_\name:
+.endif
+.ifnb \fd2
+	/* 1a. A two-fd call: the destination covered too, and the one
+	 * the cell counts (its fd2: 1 + that fd), claimed by the first
+	 * call; another one takes the stub's syscall.  Only rax, rcx,
+	 * r11 and the flags are written, as on the fd check's way. */
+	cmpl	$TT_FDS, %\fd2
+	jae	.Lslow_fd_\name
+	mov	%\fd2, %ecx
+	inc	%ecx
+	mov	%\fd, %eax
+	imul	$TT_CELL_SIZE, %rax, %rax
+	mov	.Lk_cell_\name(%rip), %r11
+	add	%rax, %r11
+	cmp	%rcx, TT_CELL_FD2(%r11)
+	je	.Lpaired_\name
+	xor	%eax, %eax
+	lock cmpxchg %rcx, TT_CELL_FD2(%r11)
+	je	.Lpaired_\name		/* claimed */
+	cmp	%rax, %rcx		/* another thread claimed it */
+	jne	.Lslow_fd_\name
+.Lpaired_\name:
 .endif
 .if \sample
 	/* 1b. -k's sample: the slot's countdown (sample_left[slot]) below
@@ -165,7 +193,11 @@ rw_tramp_code:
 	lock incq TT_CELL_CALLS(%rbx)
 .if \sized
 	/* the size as the program gave it, from its saved rdx */
+.ifb \size
 	mov	(%rsp), %rdx
+.else
+	mov	%\size, %rdx
+.endif
 	lock addq %rdx, TT_CELL_REQ(%rbx)
 .endif
 	cmp	$-4095, %rcx		/* unsigned: -4095 .. -1 */
@@ -237,7 +269,11 @@ rw_tramp_code:
 	 * result in r12, the cell in r11, rbx the size. */
 	mov	%rcx, %r12
 	mov	%rbx, %r11
+.ifb \size
 	mov	(%rsp), %rbx
+.else
+	mov	%\size, %rbx
+.endif
 	mov	TT_CELL_SIZE_MAX(%r11), %rax
 	mov	TT_CELL_SIZE_MAX_CALLS(%r11), %rdx
 .Lsize_\name:
@@ -358,6 +394,12 @@ rw_tramp_code:
 	RW_TRAMPS r10, r10d
 	RW_TRAMPS r8, r8d
 	RW_TRAMPS r9, r9d
+/* The two-fd calls' (TT_PAIRS): splice(in, off, out, off, len, flags)
+ * and copy_file_range's, then sendfile(out, in, off, count). */
+	RW_TRAMP pair0_0, edi, 1, 1, 0, edx, r8
+	RW_TRAMP pair0_1, edi, 1, 1, 1, edx, r8
+	RW_TRAMP pair1_0, esi, 1, 1, 0, edi, r10
+	RW_TRAMP pair1_1, esi, 1, 1, 1, edi, r10
 
 	.size rw_tramp_code, . - rw_tramp_code
 	.section .rodata.rw_tramp_tab, "a"

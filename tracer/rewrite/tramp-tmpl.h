@@ -29,6 +29,7 @@
 #define TT_CELL_SIZE_MAX 48	/* 16-byte aligned: cmpxchg16b's pair */
 #define TT_CELL_SIZE_MAX_CALLS 56
 #define TT_CELL_EINVAL 64
+#define TT_CELL_FD2 72		/* 1 + a two-fd call's destination fd */
 
 /*
  * The frame: the red zone skipped (lea), then the registers the body
@@ -76,8 +77,12 @@
 /* Variants: enum rw_reg's 7 fd registers (RW_NOREG first), each without
  * then with bytes moved, each of those without then with a size in rdx,
  * each without then with -k's samples: row (((fd_reg - RW_NOREG) * 2 +
- * moves_data) * 2 + (size_reg == RW_RDX)) * 2 + (sample > 1). */
-#define TT_VARIANTS 56
+ * moves_data) * 2 + (size_reg == RW_RDX)) * 2 + (sample > 1); then the
+ * two-fd calls', without then with samples: TT_PAIRS + 2 * pair +
+ * (sample > 1), pair 0 splice's and copy_file_range's registers (fd rdi,
+ * fd2 rdx, size r8), pair 1 sendfile's (rsi, rdi, r10). */
+#define TT_PAIRS 56
+#define TT_VARIANTS 60
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>

@@ -38,7 +38,8 @@ _Static_assert(TT_CELL_CALLS == offsetof(struct rw_cell, calls) &&
 	       TT_CELL_SIZE_MAX == offsetof(struct rw_cell, size_max) &&
 	       TT_CELL_SIZE_MAX_CALLS ==
 	       offsetof(struct rw_cell, size_max_calls) &&
-	       TT_CELL_EINVAL == offsetof(struct rw_cell, einval),
+	       TT_CELL_EINVAL == offsetof(struct rw_cell, einval) &&
+	       TT_CELL_FD2 == offsetof(struct rw_cell, fd2),
 	       "rw_cell's fields");
 /* cmpxchg16b faults on a pair that is not 16-byte aligned: the counters
  * are page-aligned, so the cells' size and the pair's offset must be. */
@@ -48,22 +49,57 @@ _Static_assert(TT_CELL_SIZE % 16 == 0 && TT_CELL_SIZE_MAX % 16 == 0 &&
 _Static_assert(TT_PENDING == offsetof(struct rw_counters, sample_pending) -
 			     offsetof(struct rw_counters, sample_left),
 	       "tramp-tmpl.h: sample_pending from sample_left");
-_Static_assert(RW_R9 - RW_NOREG + 1 == TT_VARIANTS / 8, "rw_reg's values");
+_Static_assert(RW_R9 - RW_NOREG + 1 == TT_PAIRS / 8, "rw_reg's values");
 
 #define ERESTARTSYS 512		/* the kernel's, never seen by programs */
 #define ERESTARTNOINTR 513
 #define ERESTARTNOHAND 514
 #define ERESTART_RESTARTBLOCK 516
 
+/* The two-fd calls' registers, in the template's order (TT_PAIRS). */
+static const struct {
+	enum rw_reg fd, fd2, size;
+} tramp_pairs[] = {
+	{ RW_RDI, RW_RDX, RW_R8 },	/* splice, copy_file_range */
+	{ RW_RSI, RW_RDI, RW_R10 },	/* sendfile */
+};
+_Static_assert(TT_PAIRS + 2 * sizeof(tramp_pairs) / sizeof(*tramp_pairs) ==
+	       TT_VARIANTS, "tramp-tmpl.S's two-fd variants");
+
+/* The variant's row for these registers without -k's samples, or -1. */
+static int shape_row(enum rw_reg fd, bool two_fd, enum rw_reg fd2,
+		     enum rw_reg size, bool moves)
+{
+	size_t i;
+
+	if (!two_fd) {
+		if (fd < RW_NOREG || fd > RW_R9 ||
+		    (size != RW_NOREG && size != RW_RDX))
+			return -1;
+		return (((fd - RW_NOREG) * 2 + moves) * 2 +
+			(size == RW_RDX)) * 2;
+	}
+	for (i = 0; i < sizeof(tramp_pairs) / sizeof(*tramp_pairs); i++)
+		if (moves && fd == tramp_pairs[i].fd &&
+		    fd2 == tramp_pairs[i].fd2 && size == tramp_pairs[i].size)
+			return TT_PAIRS + 2 * (int)i;
+	return -1;
+}
+
+bool rw_tramp_shape_ok(enum rw_reg fd, bool two_fd, enum rw_reg fd2,
+		       enum rw_reg size, bool moves_data)
+{
+	return shape_row(fd, two_fd, fd2, size, moves_data) >= 0;
+}
+
 /* The row of s's variant (tramp-tmpl.h's order), or NULL if s asks for
- * none the template has: the size is in rdx or there is none. */
+ * none the template has (rw_tramp_shape_ok()). */
 static const uint32_t *tramp_row(const struct rw_tramp_spec *s)
 {
-	if (s->fd_reg < RW_NOREG || s->fd_reg > RW_R9 ||
-	    (s->size_reg != RW_NOREG && s->size_reg != RW_RDX))
-		return NULL;
-	return rw_tramp_tab[(((s->fd_reg - RW_NOREG) * 2 + !!s->moves_data) *
-			     2 + (s->size_reg == RW_RDX)) * 2 + (s->sample > 1)];
+	int row = shape_row(s->fd_reg, s->two_fd, s->fd2_reg, s->size_reg,
+			    s->moves_data);
+
+	return row < 0 ? NULL : rw_tramp_tab[row + (s->sample > 1)];
 }
 
 /* Where the syscall is, from the site: before the post, back at resume. */
