@@ -29,6 +29,7 @@
 #include <Zydis/Zydis.h>
 #include "tracer/rewrite/rewrite.h"
 #include "tests/unit/rewrite-fakes.h"
+#include "tests/unit/rewrite-pairs.h"
 #include "tests/unit/tap.h"
 
 /* --- what the generator emits --- */
@@ -227,9 +228,6 @@ static size_t emits_right(const struct rw_tramp_spec *s, const char **why)
 
 static void test_emit_shape(int f)
 {
-	static const enum rw_reg pairs[][3] = {
-		{ RW_RDI, RW_RDX, RW_R8 }, { RW_RSI, RW_RDI, RW_R10 },
-	};
 	struct rw_tramp_spec s = spec[f];
 	size_t len, shortest = RW_TRAMP_MAX, longest = 0;
 	const char *why;
@@ -250,20 +248,14 @@ static void test_emit_shape(int f)
 			   !!(m & 4), len, why ? why : "kept");
 		}
 	}
-	s.two_fd = s.moves_data = true;
-	for (r = 0; r < 2; r++) {
-		for (m = 0; m < 2; m++) {
-			s.fd_reg = pairs[r][0];
-			s.fd2_reg = pairs[r][1];
-			s.size_reg = pairs[r][2];
-			s.sample = m ? 16 : 0;
-			len = emits_right(&s, &why);
-			longest = len > longest ? len : longest;
-			ok(len, "%s shape: two fds in %d and %d, size %d, "
-			   "sampled %d: %zu bytes, in the rules (%s)",
-			   fakes[f].xor ? "xor" : "mov", s.fd_reg, s.fd2_reg,
-			   s.size_reg, m, len, why ? why : "kept");
-		}
+	for (r = 0; r < PAIR_VARIANTS; r++) {
+		pair_variant(&s, r);
+		len = emits_right(&s, &why);
+		longest = len > longest ? len : longest;
+		ok(len, "%s shape: two fds in %d and %d, size %d, sampled "
+		   "%d: %zu bytes, in the rules (%s)",
+		   fakes[f].xor ? "xor" : "mov", s.fd_reg, s.fd2_reg,
+		   s.size_reg, r % 2, len, why ? why : "kept");
 	}
 	s.fd_reg = RW_RDX;
 	ok(!rw_tramp_emit((uint8_t[RW_TRAMP_MAX]){ 0 }, &s), "no two-fd "

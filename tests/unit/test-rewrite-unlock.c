@@ -10,6 +10,7 @@
 #include <string.h>
 #include <Zydis/Zydis.h>
 #include "tracer/rewrite/rewrite.h"
+#include "tests/unit/rewrite-pairs.h"
 #include "tests/unit/tap.h"
 
 /* Locked instructions in buf's first n bytes, decoded; -1: undecodable. */
@@ -66,11 +67,8 @@ static bool unlocks_right(const struct rw_tramp_spec *s, size_t *n)
 
 static void test_variants(void)
 {
-	/* the two-fd calls' registers: splice's, sendfile's */
-	static const enum rw_reg pairs[][3] = {
-		{ RW_RDI, RW_RDX, RW_R8 }, { RW_RSI, RW_RDI, RW_R10 },
-	};
 	struct rw_tramp_spec s;
+	bool right;
 	size_t n;
 	int r, m;
 
@@ -90,24 +88,19 @@ static void test_variants(void)
 			s.moves_data = m & 1;
 			s.size_reg = m & 2 ? RW_RDX : RW_NOREG;
 			s.sample = m & 4 ? 16 : 0;
-			ok(unlocks_right(&s, &n),
+			right = unlocks_right(&s, &n);
+			ok(right,
 			   "fd register %d, moves %d, size %d, sampled %d: "
 			   "%zu lock prefixes out, nothing else changed", r,
 			   m & 1, s.size_reg, !!(m & 4), n);
 		}
 	}
-	s.two_fd = s.moves_data = true;
-	for (r = 0; r < 2; r++) {
-		for (m = 0; m < 2; m++) {
-			s.fd_reg = pairs[r][0];
-			s.fd2_reg = pairs[r][1];
-			s.size_reg = pairs[r][2];
-			s.sample = m ? 16 : 0;
-			ok(unlocks_right(&s, &n), "two fds in %d and %d, size "
-			   "%d, sampled %d: %zu lock prefixes out, nothing "
-			   "else changed", s.fd_reg, s.fd2_reg, s.size_reg, m,
-			   n);
-		}
+	for (r = 0; r < PAIR_VARIANTS; r++) {
+		pair_variant(&s, r);
+		right = unlocks_right(&s, &n);
+		ok(right, "two fds in %d and %d, size %d, "
+		   "sampled %d: %zu lock prefixes out, nothing else changed",
+		   s.fd_reg, s.fd2_reg, s.size_reg, r % 2, n);
 	}
 }
 
