@@ -97,6 +97,9 @@ for prog in fdcases fdcases-static; do
 	test_expect_success PTRACE "$prog: exit without close: the file still named" "
 		fdswap_case \"\$HELPERS/$prog\" noclose '100 a'
 	"
+	test_expect_success PTRACE "$prog: another fd closed, then exit: writes kept" "
+		fdswap_case \"\$HELPERS/$prog\" other '100 a'
+	"
 done
 
 # The writes that fill the pipe end with EAGAIN (non-blocking), then 5

@@ -14,6 +14,8 @@
  *           then the parent 40 more: a gets 70
  *   cloexec 100 to DIR/a, opened O_CLOEXEC, then exec of /bin/true
  *   noclose 100 to DIR/a, then exit without closing it
+ *   other   100 to DIR/a, then DIR/b opened and closed unwritten (fd 4),
+ *           then exit without closing fd 3: a gets 100, b none
  * Each write is 1 byte through libc's write(2).  Prints nothing; exits 0.
  */
 #include <fcntl.h>
@@ -95,6 +97,12 @@ int main(int argc, char **argv)
 		return 1;
 	} else if (!strcmp(c, "noclose")) {
 		writes(open3(dir, "a", 0), 100);
+	} else if (!strcmp(c, "other")) {
+		writes(open3(dir, "a", 0), 100);
+		b = open(strcat(strcat(strcpy(malloc(4200), dir), "/"), "b"),
+			 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (b < 0 || close(b) < 0)
+			return 1;
 	} else {
 		return 2;
 	}

@@ -89,6 +89,9 @@ struct fast_counters {
 	int refs;		/* processes adding to it (vfork) */
 	struct rw_counters *mem;	/* shared with the process(es) */
 	struct rw_counters *folded;	/* what went to the sink already */
+	/* Each slot's calls (its histogram's sum) when all its fds were
+	   last folded: a slot with no call since is not read (fold.c). */
+	uint64_t seen[RW_SLOTS];
 };
 
 struct fast_proc {

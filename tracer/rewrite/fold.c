@@ -166,10 +166,28 @@ static int cell_fd2(const struct fast_run *f, int slot,
 }
 
 /*
+ * A slot's calls so far, by its histogram, which each call's trampoline
+ * adds to after its cell: a call this misses is in its cell, or about
+ * to be, and its slot is read at the next fold.
+ */
+static uint64_t slot_calls(const struct rw_counters *m, int slot)
+{
+	uint64_t n = 0;
+	int b;
+
+	for (b = 0; b < RW_HIST; b++)
+		n += __atomic_load_n(&m->hist[slot][b], __ATOMIC_ACQUIRE);
+	return n;
+}
+
+/*
  * The cells of fds [lo, hi] and, of two-fd calls, those whose
  * destination is in it: fd by fd, so each fd's file is described once,
  * however many calls used it; each call's totals once all the fds are
  * done.  A call whose row has no file (lseek, fsync) gives no share.
+ * Slots with no call since all their fds were folded are skipped: most
+ * of a process's cells are never used, and reading them would fault in
+ * pages of its counters for nothing.
  */
 void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 {
@@ -177,7 +195,8 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 	struct tracer_aggregate tot, share;
 	struct rw_cell d, sum[RW_SLOTS];
 	struct tracer_file file, file2;
-	bool described, in;
+	uint64_t now[RW_SLOTS];
+	bool described, in, live = false;
 	int slot, fd, fd2;
 
 	if (!c)
@@ -187,12 +206,18 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 	if (lo < 0)
 		lo = 0;
 	memset(sum, 0, sizeof(sum));
-	for (fd = 0; fd < RW_FDS; fd++) {
+	for (slot = 0; slot < f->nslots; slot++) {
+		now[slot] = slot_calls(c->mem, slot);
+		live |= now[slot] != c->seen[slot];
+	}
+	for (fd = 0; fd < RW_FDS && live; fd++) {
 		described = false;
 		in = fd >= lo && fd <= hi;
 		for (slot = 0; slot < f->nslots; slot++) {
 			struct rw_cell *cell = &c->mem->cell[slot][fd];
 
+			if (now[slot] == c->seen[slot])
+				continue;
 			fd2 = cell_fd2(f, slot, cell);
 			if ((!in && (fd2 < lo || fd2 > hi)) ||
 			    !cell_delta(cell, &c->folded->cell[slot][fd], &d))
@@ -213,6 +238,8 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 		}
 	}
 	for (slot = 0; slot < f->nslots; slot++) {
+		if (lo == 0 && hi == RW_FDS - 1)
+			c->seen[slot] = now[slot];
 		if (!sum[slot].calls)
 			continue;
 		aggregate_of(f, slot, &sum[slot], &tot);
