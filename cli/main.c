@@ -73,6 +73,13 @@ static void print_help(void)
 	       "  -S KEY             sort by time|calls|errors|name|avg-time|\n"
 	       "                     min-time|max-time|p50|p90|p99\n"
 	       "                     (default: time)\n"
+	       "  -U, --summary-columns COLUMNS  the table's columns, in\n"
+	       "                     order, as strace 6's -U: time-percent,\n"
+	       "                     total-time, avg-time, min-time,\n"
+	       "                     max-time, calls, errors, name (and\n"
+	       "                     their aliases); iotrace's own: avg-ns\n"
+	       "                     (nsecs/call), bytes, untraced-percent\n"
+	       "                     (of the untraced wall), p50, p90, p99\n"
 	       "  -e trace=SET       trace only SET: names, classes, !negation\n"
 	       "  -e count=SET       of those, count SET without timing it\n"
 	       "                     (one stop per call instead of two)\n"
@@ -202,6 +209,7 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, REPORT_OPT_FORMAT },
 	{ "save", required_argument, NULL, OPT_SAVE },
 	{ "raw-time", no_argument, NULL, REPORT_OPT_RAW_TIME },
+	{ "summary-columns", required_argument, NULL, 'U' },
 	{ "truth", no_argument, NULL, OPT_TRUTH },
 	{ "baseline", optional_argument, NULL, OPT_BASELINE },
 	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
@@ -350,6 +358,10 @@ static void check_applicable(struct cli_opts *o,
 			    "WORKLOAD', not to '%s'%s", word,
 			    cmd->fn == cmd_sweep ? " (a sweep measures untraced"
 			    " runs already: --repeat N)" : "");
+	if (o->report.ncolumns && cmd && (cmd->fn == cmd_diff ||
+					   cmd->fn == cmd_sweep))
+		usage_error("-U applies to the syscall table ('-- COMMAND', "
+			    "'run', 'report'), not to '%s'", word);
 	if (o->truth && !o->baseline)
 		o->baseline = BASELINE_DEFAULT_RUNS;
 	if (!cmd || run || cmd->fn == cmd_sweep)
@@ -422,8 +434,8 @@ int main(int argc, char **argv)
 	refuse_setid();
 	reserve_std_fds();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ho:S:e:fcCwVp:k", long_options,
-				NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+:ho:S:U:e:fcCwVp:k",
+				long_options, NULL)) != -1)
 		parse_option(&o, c, argv);
 	if (o.npids || o.duration_ns) {
 		status = run_attach(&o, argc, argv);

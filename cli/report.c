@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * `iotrace report FILE [--format=F] [-S KEY] [-o OUT] [--raw-time]` (or
+ * `iotrace report FILE [--format=F] [-S KEY] [-U COLUMNS] [-o OUT]
+ * [--raw-time]` (or
  * --help):
  * print a saved run again.  FILE is an iotrace JSON profile or a saved
  * strace -c table.  The text report is rendered from profile fields only,
@@ -8,6 +9,7 @@
  * Also home of cli_load(), which diff shares: one line and exit 2 for any
  * file that is not a whole profile.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +34,25 @@ static const struct option report_options[] = {
 	{ "format", required_argument, NULL, REPORT_OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "raw-time", no_argument, NULL, REPORT_OPT_RAW_TIME },
+	{ "summary-columns", required_argument, NULL, 'U' },
 	{ "top-sites", required_argument, NULL, REPORT_OPT_TOP_SITES },
 	{ "folded", required_argument, NULL, REPORT_OPT_FOLDED },
 	{ "folded-weight", required_argument, NULL, REPORT_OPT_FOLDED_WEIGHT },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* -U COLUMNS: strace's, exit 2 before anything runs for a bad word. */
+static void parse_columns(struct cli_opts *o, const char *arg)
+{
+	char bad[40];
+
+	switch (columns_parse(&o->report, arg, bad, sizeof(bad))) {
+	case -EINVAL:
+		usage_error("-U: unknown column '%s'", bad);
+	case -EEXIST:
+		usage_error("-U: column '%s' given more than once", bad);
+	}
+}
 
 /*
  * Options of every report: before the subcommand word, or after report's
@@ -52,6 +68,9 @@ bool cli_parse_report_option(struct cli_opts *o, int c)
 		o->report.sort = column_find(optarg);
 		if (!o->report.sort)
 			usage_error("-S: unknown sort key '%s'", optarg);
+		break;
+	case 'U':
+		parse_columns(o, optarg);
 		break;
 	case REPORT_OPT_FORMAT:
 		if (parse_format(optarg) < 0)
@@ -103,6 +122,12 @@ static void print_report_help(void)
 	       "  -S KEY             sort by time|calls|errors|name|avg-time|\n"
 	       "                     min-time|max-time|p50|p90|p99\n"
 	       "                     (default: time)\n"
+	       "  -U, --summary-columns COLUMNS  the table's columns, in\n"
+	       "                     order: strace 6's (time-percent,\n"
+	       "                     total-time, avg-time, min-time,\n"
+	       "                     max-time, calls, errors, name) and\n"
+	       "                     avg-ns, bytes, untraced-percent,\n"
+	       "                     p50, p90, p99\n"
 	       "      --raw-time     times without the calibrated stop\n"
 	       "                     overhead subtracted\n"
 	       "      --top-sites K  call sites shown per syscall (default 3)\n"
@@ -120,7 +145,7 @@ int cmd_report(struct cli_opts *o, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ho:S:", report_options,
+	while ((c = getopt_long(argc, argv, ":ho:S:U:", report_options,
 				NULL)) != -1) {
 		if (c == 'h') {
 			print_report_help();

@@ -46,10 +46,12 @@ test_expect_success PTRACE '--format=csv: header, one row per syscall' '
 	"$IOTRACE" -o t.csv --format=csv -- \
 		dd if=/dev/zero of=out bs=1 count=1000 status=none &&
 	head -1 t.csv >header &&
-	echo "percent,time,avg-time,calls,errors,name,min-time,max-time,p50,p90,p99,timed,time_ns,raw_time_ns,min_ns,max_ns,errno_other,bytes_req,bytes_done,short_calls,fast_timed,fast_raw_ns,time_uncertainty_ns,below_resolution" >want &&
+	echo "percent,time,avg-time,calls,errors,name,min-time,max-time,p50,p90,p99,avg-ns,bytes,untraced-percent,timed,time_ns,raw_time_ns,min_ns,max_ns,errno_other,bytes_req,bytes_done,short_calls,fast_timed,fast_raw_ns,time_uncertainty_ns,below_resolution" >want &&
 	test_cmp want header &&
 	# A calibrated run says how far each row can be trusted.
-	awk -F, "NR > 1 && (\$23 !~ /^[0-9]+\$/ || \$24 !~ /^[01]\$/)" t.csv >bad &&
+	awk -F, "NR == 1 { for (i = 1; i <= NF; i++) col[\$i] = i; next }
+		\$col[\"time_uncertainty_ns\"] !~ /^[0-9]+\$/ ||
+		\$col[\"below_resolution\"] !~ /^[01]\$/" t.csv >bad &&
 	! test -s bad &&
 	awk -F, "NR == 1 { for (i = 1; i <= NF; i++) col[\$i] = i; next }
 		\$col[\"name\"] == \"write\" { print \$col[\"calls\"],

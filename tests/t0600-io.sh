@@ -82,6 +82,7 @@ test_expect_success PTRACE 'histogram counts sum to the call counts' '
 	awk "
 	/^[a-z_0-9]+: [0-9]+ timed calls\$/ { name = \$1; sub(/:/, \"\", name) }
 	/^ *[0-9]+ -> / { sum[name] += \$4 }
+	/^ *below the correction / { sum[name] += \$4 }
 	END { for (n in sum) print n, sum[n] }" report | sort >hist &&
 	grep -q "^write 30[0-9]\$" hist &&
 	test_cmp want hist

@@ -3,8 +3,8 @@
  * The CSV renderers, for spreadsheets.  --format=csv: a header row, then
  * one row per syscall in -S order.  The first columns are table_columns[]
  * as the text table shows them (so a column added there appears here
- * too); the rest are the raw integers in ns and bytes that the text
- * rounds, and last how far the row's corrected time can be trusted
+ * too), or with -U the columns it chose, in its order; the rest are the
+ * raw integers in ns and bytes that the text rounds, and last how far the row's corrected time can be trusted
  * (time_uncertainty_ns, below_resolution: empty where the run does not
  * say, as in strace tables and older files).
  * --format=csv-breakdown: one table of the sub-rows of every dimension
@@ -38,13 +38,13 @@ static void put_cell(FILE *f, const char *s, bool first)
 	fputc('"', f);
 }
 
-static void put_header(FILE *f)
+static void put_header(FILE *f, const struct column *const *cols, size_t n)
 {
 	const struct profile_counter *k;
-	const struct column *c;
+	size_t i;
 
-	for (c = table_columns; c->name; c++)
-		put_cell(f, c->name, c == table_columns);
+	for (i = 0; i < n; i++)
+		put_cell(f, cols[i]->name, !i);
 	for (k = profile_counters; k->name; k++)
 		if (!k->column)
 			put_cell(f, k->name, false);
@@ -68,16 +68,16 @@ static void put_resolution(FILE *f, const struct profile_row *r,
 }
 
 static void put_row(FILE *f, const struct profile_row *r,
-		    const struct profile_totals *t, const struct report_opts *o,
-		    uint64_t resolution_ns)
+		    const struct cell_ctx *x, const struct column *const *cols,
+		    size_t n, uint64_t resolution_ns)
 {
 	const struct profile_counter *k;
-	const struct column *c;
 	char buf[64];
+	size_t i;
 
-	for (c = table_columns; c->name; c++) {
-		c->text(buf, sizeof(buf), r, t, o);
-		put_cell(f, buf, c == table_columns);
+	for (i = 0; i < n; i++) {
+		cols[i]->text(buf, sizeof(buf), r, x);
+		put_cell(f, buf, !i);
 	}
 	for (k = profile_counters; k->name; k++) {
 		if (k->column)
@@ -93,18 +93,22 @@ static void put_row(FILE *f, const struct profile_row *r,
 int csv_render(FILE *f, const struct profile *p, const struct report_opts *o)
 {
 	const struct profile_row **rows = profile_sorted(p, o);
+	const struct column *cols[REPORT_COLUMNS_MAX];
 	struct profile_estimate e;
 	struct profile_totals t;
-	size_t i;
+	struct cell_ctx x;
+	size_t i, n;
 
 	if (!rows)
 		return -1;
 	profile_totals(p, &t);
 	profile_untraced(p, &e);
-	put_header(f);
+	cell_ctx_init(&x, p, &t, o);
+	n = report_columns(o, true, cols);
+	put_header(f, cols, n);
 	for (i = 0; i < p->nrows; i++)
 		if (rows[i]->calls)
-			put_row(f, rows[i], &t, o,
+			put_row(f, rows[i], &x, cols, n,
 				o->raw_time ? 0 : e.resolution_ns);
 	free(rows);
 	return ferror(f) ? -1 : 0;

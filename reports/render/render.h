@@ -21,8 +21,14 @@ enum report_format {
 	FMT_PPROF,	/* binary (gzipped protobuf): only to a file */
 };
 
+#define REPORT_COLUMNS_MAX 16	/* more than there are columns */
+
 struct report_opts {
 	const struct column *sort;	/* -S; NULL: time */
+	/* -U: the table's columns in order (columns_parse); none: strace's
+	   six */
+	const struct column *columns[REPORT_COLUMNS_MAX];
+	size_t ncolumns;
 	enum report_format format;
 	bool raw_time;			/* --raw-time: uncorrected times */
 	bool findings;			/* print the findings section */
@@ -33,26 +39,65 @@ struct report_opts {
 					   stacks weighted by ns, not calls */
 };
 
+/* What a cell is computed from, beyond its row. */
+struct cell_ctx {
+	const struct profile *p;
+	const struct profile_totals *t;
+	const struct report_opts *o;
+	uint64_t untraced_wall_ns;	/* --baseline's, or the estimate's
+					   when resolved; 0: none */
+	bool untraced_measured;		/* ... it is --baseline's */
+};
+
+void cell_ctx_init(struct cell_ctx *x, const struct profile *p,
+		   const struct profile_totals *t, const struct report_opts *o);
+
+enum {
+	COLF_TABLE = 1 << 0,	/* one of strace's six default columns */
+	COLF_LEFT = 1 << 1,	/* left-aligned (the name), its width the
+				   longest cell + 1, as strace's */
+	COLF_DESC = 1 << 2,	/* -S sorts it largest first */
+};
+
 /*
- * A column of the syscall table: one descriptor drives the text table,
- * the CSV header, the JSON keys and -S.
+ * A column of the syscall table: one descriptor drives the text table
+ * (-U chooses and orders them), the CSV header, the JSON keys and -S.
  */
 struct column {
-	const char *name;	/* -S key, CSV header, JSON key */
+	const char *name;	/* -S and -U key, CSV header */
 	const char *header;	/* text table header */
-	int width;		/* text width; 0 for the last column */
-	bool in_table;		/* one of strace's six table columns */
-	bool descending;	/* default sort order for -S */
+	int width;		/* least text width (strace's); it grows
+				   to the widest cell, as strace's does */
+	unsigned flags;		/* COLF_* */
 	/* Text cell into buf; "-" where the value was not measured. */
 	void (*text)(char *buf, size_t size, const struct profile_row *r,
-		     const struct profile_totals *t, const struct report_opts *o);
+		     const struct cell_ctx *x);
+	/* The total row's cell, when it is not text() of the rows' sums. */
+	void (*total)(char *buf, size_t size, const struct profile_row *r,
+		      const struct cell_ctx *x);
 	int (*cmp)(const struct profile_row *a, const struct profile_row *b,
 		   const struct report_opts *o);
+	/* A line under the table on what its cells are, or NULL. */
+	void (*note)(FILE *f, const struct cell_ctx *x);
 };
 
 extern const struct column table_columns[];	/* NULL-name terminated */
 /* The column for a -S key (strace's names and aliases), or NULL. */
 const struct column *column_find(const char *key);
+/*
+ * -U COLUMNS, strace 6's words and iotrace's own column names, comma
+ * separated, into o->columns (the name added last when not given, as
+ * strace does).  0; -EINVAL for an unknown word, -EEXIST for a column
+ * given twice: that word into bad.
+ */
+int columns_parse(struct report_opts *o, const char *list, char *bad,
+		  size_t size);
+/*
+ * The columns a report shows, into out (REPORT_COLUMNS_MAX): -U's, else
+ * strace's six, or with all every column (CSV).  Their number.
+ */
+size_t report_columns(const struct report_opts *o, bool all,
+		      const struct column **out);
 /* Sorted row pointers per o->sort; caller frees.  NULL: no memory. */
 const struct profile_row **profile_sorted(const struct profile *p,
 					  const struct report_opts *o);

@@ -2,14 +2,13 @@
 /*
  * The text report: a header line that ties the syscall table to the wall
  * clock, then strace -c's table, column for column (same headers, widths,
- * dashed rules and total row) so any strace -c parser reads it.
+ * dashed rules and total row) so any strace -c parser reads it; with -U,
+ * the columns chosen, laid out as strace 6 lays out the same -U.
  */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include "reports/render/render.h"
-
-#define LAST_RULE "----------------"
 
 const char *fmt_thousands(char *buf, size_t size, uint64_t n)
 {
@@ -245,99 +244,159 @@ void table_render_header(FILE *f, const struct profile *p,
 	fast_render_header(f, p);
 }
 
-static void print_cells(FILE *f, const char *const *cells)
+#define CELL_MAX 64
+
+/*
+ * The table's columns (-U's, or strace's six) and their widths, as
+ * strace 6's count.c lays them out: each at least its historical width,
+ * grown to its widest cell (the total's included); the name column
+ * left-aligned, one wider than the longest name, and unpadded when last.
+ * One space between columns.
+ */
+struct layout {
+	const struct column *col[REPORT_COLUMNS_MAX];
+	int width[REPORT_COLUMNS_MAX];
+	size_t n;
+	struct cell_ctx x;
+};
+
+static void row_cells(char (*buf)[CELL_MAX], const struct layout *l,
+		      const struct profile_row *r, bool total)
 {
 	const struct column *c;
-	size_t i = 0;
+	size_t i;
 
-	for (c = table_columns; c->name && c->in_table; c++, i++) {
-		if (c->width)
-			fprintf(f, "%*s ", c->width, cells[i]);
-		else
-			fprintf(f, "%s\n", cells[i]);
+	for (i = 0; i < l->n; i++) {
+		c = l->col[i];
+		(total && c->total ? c->total : c->text)(buf[i], CELL_MAX, r,
+							 &l->x);
 	}
 }
 
-#define CELL_MAX 48
-
-static void row_cells(char (*buf)[CELL_MAX], const char **cells,
-		      const struct profile_row *r,
-		      const struct profile_totals *t,
-		      const struct report_opts *o)
+/* strace measures names over the syscalls only, not "total". */
+static void widen(struct layout *l, const struct profile_row *r, bool total)
 {
-	const struct column *c;
-	size_t i = 0;
+	char buf[REPORT_COLUMNS_MAX][CELL_MAX];
+	bool left;
+	size_t i;
+	int len;
 
-	for (c = table_columns; c->name && c->in_table; c++, i++) {
-		c->text(buf[i], sizeof(buf[i]), r, t, o);
+	row_cells(buf, l, r, total);
+	for (i = 0; i < l->n; i++) {
+		left = l->col[i]->flags & COLF_LEFT;
+		if (left && total)
+			continue;
+		len = (int)strlen(buf[i]) + left;
+		if (len > l->width[i])
+			l->width[i] = len;
+	}
+}
+
+static void print_cells(FILE *f, const struct layout *l,
+			const char *const *cells)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		if (i)
+			fputc(' ', f);
+		if (!(l->col[i]->flags & COLF_LEFT))
+			fprintf(f, "%*s", l->width[i], cells[i]);
+		else if (i + 1 < l->n)
+			fprintf(f, "%-*s", l->width[i], cells[i]);
+		else
+			fputs(cells[i], f);
+	}
+	fputc('\n', f);
+}
+
+static void print_row(FILE *f, const struct layout *l,
+		      const struct profile_row *r, bool total)
+{
+	char buf[REPORT_COLUMNS_MAX][CELL_MAX];
+	const char *cells[REPORT_COLUMNS_MAX];
+	size_t i;
+
+	row_cells(buf, l, r, total);
+	for (i = 0; i < l->n; i++)
 		cells[i] = buf[i];
+	print_cells(f, l, cells);
+}
+
+static void print_rule(FILE *f, const struct layout *l)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < l->n; i++) {
+		if (i)
+			fputc(' ', f);
+		for (j = 0; j < l->width[i]; j++)
+			fputc('-', f);
 	}
+	fputc('\n', f);
 }
 
-static void print_row(FILE *f, const struct profile_row *r,
-		      const struct profile_totals *t,
-		      const struct report_opts *o)
+static void print_headers(FILE *f, const struct layout *l)
 {
-	char buf[8][CELL_MAX];
-	const char *cells[8];
+	const char *cells[REPORT_COLUMNS_MAX];
+	size_t i;
 
-	row_cells(buf, cells, r, t, o);
-	print_cells(f, cells);
-}
-
-static void print_rule(FILE *f)
-{
-	static const char dashes[] = "------------------------";
-	const struct column *c;
-
-	for (c = table_columns; c->name && c->in_table; c++) {
-		if (c->width)
-			fprintf(f, "%.*s ", c->width, dashes);
-		else
-			fprintf(f, "%s\n", LAST_RULE);
-	}
-}
-
-static void print_headers(FILE *f)
-{
-	const char *cells[8];
-	const struct column *c;
-	size_t i = 0;
-
-	for (c = table_columns; c->name && c->in_table; c++)
-		cells[i++] = c->header;
-	print_cells(f, cells);
+	for (i = 0; i < l->n; i++)
+		cells[i] = l->col[i]->header;
+	print_cells(f, l, cells);
 }
 
 /*
  * The total line is a row of its own whose cells are the sums of the
  * rows' cells: its seconds the rows' seconds added up, as printed, and
- * its usecs/call those seconds over all the calls.  Its % time is
- * 100.00 once anything was timed, as strace prints it, even of no time
- * at all.
+ * its usecs/call those seconds over all the calls; shortest and longest
+ * the rows' extremes, its percentiles from the rows' buckets together.
  */
-static void print_total(FILE *f, const struct profile_totals *t,
-			const struct report_opts *o)
+static void total_row(struct profile_row *tr, const struct profile *p,
+		      const struct profile_totals *t)
 {
-	struct profile_row total;
-	char buf[8][CELL_MAX];
-	const char *cells[8];
-	const struct column *c;
-	size_t i = 0;
+	const struct profile_row *r;
+	size_t b;
 
-	memset(&total, 0, sizeof(total));
-	total.pers = PROFILE_PERS_NONE;
-	snprintf(total.unknown, sizeof(total.unknown), "total");
-	total.calls = t->calls;
-	total.errors = t->errors;
-	total.timed = t->timed;
-	total.time_ns = t->time_us * 1000;
-	total.raw_time_ns = t->raw_time_us * 1000;
-	row_cells(buf, cells, &total, t, o);
-	for (c = table_columns; c->name && c->in_table; c++, i++)
-		if (t->timed && !strcmp(c->name, "percent"))
-			cells[i] = "100.00";
-	print_cells(f, cells);
+	memset(tr, 0, sizeof(*tr));
+	tr->pers = PROFILE_PERS_NONE;
+	snprintf(tr->unknown, sizeof(tr->unknown), "total");
+	tr->calls = t->calls;
+	tr->errors = t->errors;
+	tr->timed = t->timed;
+	tr->time_ns = t->time_us * 1000;
+	tr->raw_time_ns = t->raw_time_us * 1000;
+	tr->min_ns = UINT64_MAX;
+	for (r = p->rows; r < p->rows + p->nrows; r++) {
+		tr->bytes_done += r->bytes_done;
+		if (!r->timed)
+			continue;
+		tr->min_ns = r->min_ns < tr->min_ns ? r->min_ns : tr->min_ns;
+		tr->max_ns = r->max_ns > tr->max_ns ? r->max_ns : tr->max_ns;
+		for (b = 0; b < PROFILE_HIST_BUCKETS; b++)
+			tr->hist[b] += r->hist[b];
+	}
+	if (!tr->timed)
+		tr->min_ns = 0;
+}
+
+static void layout_init(struct layout *l, const struct profile *p,
+			const struct profile_row *const *rows,
+			const struct profile_row *total)
+{
+	size_t i;
+
+	l->n = report_columns(l->x.o, false, l->col);
+	for (i = 0; i < l->n; i++) {
+		l->width[i] = l->col[i]->width;
+		if ((int)strlen(l->col[i]->header) > l->width[i])
+			l->width[i] = (int)strlen(l->col[i]->header);
+	}
+	for (i = 0; i < p->nrows; i++)
+		if (rows[i]->calls)
+			widen(l, rows[i], false);
+	widen(l, total, true);
 }
 
 /*
@@ -375,25 +434,41 @@ static void print_notes(FILE *f, const struct profile *p,
 	}
 }
 
+/* Each shown column's note: what its cells are over, where it says. */
+static void print_column_notes(FILE *f, const struct layout *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->col[i]->note)
+			l->col[i]->note(f, &l->x);
+}
+
 int table_render(FILE *f, const struct profile *p, const struct report_opts *o)
 {
 	const struct profile_row **rows = profile_sorted(p, o);
 	struct profile_totals t;
+	struct profile_row total;
+	struct layout l;
 	size_t i;
 
 	if (!rows)
 		return -1;
 	profile_totals(p, &t);
+	cell_ctx_init(&l.x, p, &t, o);
+	total_row(&total, p, &t);
+	layout_init(&l, p, rows, &total);
 	table_render_header(f, p, o);
 	baseline_render_header(f, p, o);
-	print_headers(f);
-	print_rule(f);
+	print_headers(f, &l);
+	print_rule(f, &l);
 	for (i = 0; i < p->nrows; i++)
 		if (rows[i]->calls)
-			print_row(f, rows[i], &t, o);
-	print_rule(f);
-	print_total(f, &t, o);
+			print_row(f, &l, rows[i], false);
+	print_rule(f, &l);
+	print_row(f, &l, &total, true);
 	print_notes(f, p, rows);
+	print_column_notes(f, &l);
 	truth_render(f, p, o);
 	free(rows);
 	if (breakdown_render(f, p, o) < 0 || histogram_render(f, p, o) < 0 ||

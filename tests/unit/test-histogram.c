@@ -78,9 +78,49 @@ static void test_chart(void)
 	profile_release(&p);
 }
 
+/*
+ * Calls whose raw time was at most the stop cost come out of the
+ * correction at 0 ns: counted on a line of their own, never drawn as a
+ * measured "0 -> 1" bucket; the chart's counts still add up to the calls.
+ */
+static void test_clamped(void)
+{
+	struct report_opts o = { .histogram = true };
+	unsigned long long n, sum = 0;
+	char *text = NULL, *line;
+	size_t len = 0;
+	struct profile p;
+	FILE *m;
+
+	profile_init(&p);
+	p.overhead_ns = 1000;
+	calls(&p, 5, 700);		/* 700 - 1000: clamped to 0 */
+	calls(&p, 1, 1000);		/* exactly the cost: 0 */
+	calls(&p, 3, 1600);		/* 600 ns: bucket [512, 1024) */
+	m = open_memstream(&text, &len);
+	histogram_render(m, &p, &o);
+	fclose(m);
+	ok(strstr(text, " 0 -> 1 ") == NULL, "no measured 0 -> 1 bucket");
+	ok(strstr(text, "      below the correction          6  not measured:"
+		  " their time less the 1000 ns stop cost") != NULL,
+	   "the clamped calls on a line of their own");
+	ok(strstr(text, "        512 -> 1023                 3  |") != NULL,
+	   "the measured bucket");
+	ok(strstr(text, "          2 -> 3 ") == NULL,
+	   "the chart starts at the first measured bucket");
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		if (sscanf(line, "%*u -> %*s %llu", &n) == 1 ||
+		    sscanf(line, " below the correction %llu", &n) == 1)
+			sum += n;
+	is_int(sum, 9, "the counts add up to the calls");
+	free(text);
+	profile_release(&p);
+}
+
 int main(void)
 {
 	test_percentiles();
 	test_chart();
+	test_clamped();
 	return done_testing();
 }

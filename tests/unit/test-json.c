@@ -623,7 +623,9 @@ static bool device_gained(json_t *doc)
  * flags, findings): it loads, prints the report that iotrace printed
  * for it then (block-misfit now worded as a neutral fact through the
  * page cache; % time, usecs/call, the total and the order of rows of
- * equal seconds now from the seconds cells as printed), and saves as
+ * equal seconds now from the seconds cells as printed; geteuid's call
+ * clamped to 0 ns by the correction now a line of its own, not a
+ * "0 -> 1" bucket), and saves as
  * it was with "breakdowns" (and a null "baseline") added, and "device"
  * on its files on a block device.
  */
