@@ -86,6 +86,10 @@ static void print_help(void)
 	       "      --count-only   count everything, time nothing\n"
 	       "      --raw-time     show times without the calibrated stop\n"
 	       "                     overhead subtracted\n"
+	       "  -v, --verbose      under the header's two lines, the\n"
+	       "                     engine's bookkeeping: what tracing\n"
+	       "                     added, the estimate's range, the stop\n"
+	       "                     correction, the fast path\n"
 	       "      --no-seccomp   stop at every syscall (PTRACE_SYSCALL)\n"
 	       "      --no-rewrite   no fast path: every traced call stops\n"
 	       "                     instead of only where needed (the\n"
@@ -210,6 +214,7 @@ static const struct option long_options[] = {
 	{ "save", required_argument, NULL, OPT_SAVE },
 	{ "raw-time", no_argument, NULL, REPORT_OPT_RAW_TIME },
 	{ "summary-columns", required_argument, NULL, 'U' },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "truth", no_argument, NULL, OPT_TRUTH },
 	{ "baseline", optional_argument, NULL, OPT_BASELINE },
 	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
@@ -434,7 +439,7 @@ int main(int argc, char **argv)
 	refuse_setid();
 	reserve_std_fds();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ho:S:U:e:fcCwVp:k",
+	while ((c = getopt_long(argc, argv, "+:ho:S:U:e:fcCwVp:kv",
 				long_options, NULL)) != -1)
 		parse_option(&o, c, argv);
 	if (o.npids || o.duration_ns) {

@@ -35,6 +35,7 @@ static const struct option report_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "raw-time", no_argument, NULL, REPORT_OPT_RAW_TIME },
 	{ "summary-columns", required_argument, NULL, 'U' },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "top-sites", required_argument, NULL, REPORT_OPT_TOP_SITES },
 	{ "folded", required_argument, NULL, REPORT_OPT_FOLDED },
 	{ "folded-weight", required_argument, NULL, REPORT_OPT_FOLDED_WEIGHT },
@@ -79,6 +80,9 @@ bool cli_parse_report_option(struct cli_opts *o, int c)
 		break;
 	case REPORT_OPT_RAW_TIME:
 		o->report.raw_time = true;
+		break;
+	case 'v':
+		o->report.verbose = true;
 		break;
 	default:
 		return stacks_parse_report_option(o, c);
@@ -130,6 +134,8 @@ static void print_report_help(void)
 	       "                     p50, p90, p99\n"
 	       "      --raw-time     times without the calibrated stop\n"
 	       "                     overhead subtracted\n"
+	       "  -v, --verbose      the engine's bookkeeping under the\n"
+	       "                     header's two lines\n"
 	       "      --top-sites K  call sites shown per syscall (default 3)\n"
 	       "      --folded FILE  write the run's folded stacks (saved\n"
 	       "                     with -k) for flame graphs\n"
@@ -145,7 +151,7 @@ int cmd_report(struct cli_opts *o, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ho:S:U:", report_options,
+	while ((c = getopt_long(argc, argv, ":ho:S:U:v", report_options,
 				NULL)) != -1) {
 		if (c == 'h') {
 			print_report_help();

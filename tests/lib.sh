@@ -186,7 +186,7 @@ untouched() {
 		timeout 120 $run_as strace -f -c -o s "$@" >s.out 2>&1 \
 			</dev/null
 	fi
-	timeout 120 $run_as "$IOTRACE" -o t -- "$@" >got 2>&1 </dev/null
+	timeout 120 $run_as "$IOTRACE" -v -o t -- "$@" >got 2>&1 </dev/null
 	echo "exit $?" >>got
 	test_cmp want got &&
 	made_counts s | grep -v -E "^(${unsteady:-rt_sigreturn}) " >s.counts &&

@@ -124,28 +124,40 @@ test_expect_success PTRACE 'total row sums the rows' '
 	! grep -q " 0$" want
 '
 
-test_expect_success PTRACE 'header line ties the table to the wall clock' '
+test_expect_success PTRACE 'first line: how it ended, its traced wall, its calls' '
 	"$IOTRACE" -o t -- dd if=/dev/zero of=/dev/null count=10 2>/dev/null &&
 	head -1 t >h &&
-	num="[0-9]+\.[0-9]{3}" &&
-	rest="[0-9]+ syscalls took $num s \([0-9]+\.[0-9]% of the traced wall\)" &&
-	grep -E "^iotrace: dd exited 0 after $num s wall; $rest$" h &&
-	n=$(sed -e "s/.*; \([0-9]*\) syscalls.*/\1/" h) &&
+	grep -E "^iotrace: dd exited 0 after [0-9.]+ m?s traced; [0-9,]+ syscalls$" h &&
+	n=$(sed -e "s/.*; \([0-9,]*\) syscalls.*/\1/" h | tr -d ,) &&
 	test "$n" = "$(awk "\$NF == \"total\" { print \$4 }" t)"
 '
 
-test_expect_success PTRACE 'second line: the untraced estimate, a range' '
+test_expect_success PTRACE 'second line: the untraced wall, its share in syscalls' '
 	"$IOTRACE" --engine=ptrace -o t -- \
 		dd if=/dev/zero of=/dev/null count=10 2>/dev/null &&
 	sed -n 2p t >h &&
-	s="~?[0-9.]+ s" &&
-	grep -E "^iotrace: untraced, this run would take ($s \($s to $s\)|between $s and $s): tracing added $s \([0-9,]+ stops(, [0-9,]+ calls through the fast path)?\)" h
+	n="[0-9.]+" &&
+	grep -E "^iotrace: untraced (~$n m?s \(estimated\), $n% of it in syscalls|$n to $n m?s \(estimated\): tracing added too much to tell its share in syscalls; --baseline measures it)$" h &&
+	sed -n 3p t | grep -q "^% time "
 '
 
-test_expect_success PTRACE 'waits are named and left out of the share' '
-	"$IOTRACE" -o t -- sh -c "sleep 0.2; :" 2>/dev/null &&
+test_expect_success PTRACE '-v: the bookkeeping under them, the estimate a range' '
+	"$IOTRACE" -v --engine=ptrace -o t -- \
+		dd if=/dev/zero of=/dev/null count=10 2>/dev/null &&
+	s="~?[0-9.]+ s" &&
+	sed -n 3p t | grep -E "^iotrace: traced, syscalls took [0-9]+\.[0-9]{3} s \([0-9]+\.[0-9]% of the traced wall\)$" &&
+	sed -n 4p t | grep -E "^iotrace: untraced, this run would take ($s \($s to $s\)|between $s and $s): tracing added $s \([0-9,]+ stops(, [0-9,]+ calls through the fast path)?\)" &&
+	grep -q "^iotrace: engine seccomp-bpf; " t
+'
+
+test_expect_success PTRACE 'waits: said apart on the second line, left out of shares' '
+	"$IOTRACE" -v -o t --save w.json -- sh -c "sleep 0.2; :" 2>/dev/null &&
+	grep -q "^  \"wait_tasks\": 2,$" w.json &&
+	"$IOTRACE" report w.json | sed -n 2p >again &&
+	sed -n 2p t | cmp - again &&
+	sed -n 2p t | grep -E "; [0-9.]+ m?s waited by 2 threads \(wait4, poll, futex...\), apart from work$" &&
 	grep -E "^iotrace: [0-9.]+ m?s of that in calls that wait for other processes or events" t &&
-	share=$(head -1 t | sed -n "s/.*(\([0-9.]*\)% of the traced wall).*/\1/p") &&
+	share=$(sed -n 3p t | sed -n "s/.*(\([0-9.]*\)% of the traced wall).*/\1/p") &&
 	test -n "$share" && awk "BEGIN { exit !($share <= 100) }"
 '
 

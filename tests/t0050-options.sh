@@ -79,10 +79,10 @@ test_expect_success PTRACE '-e trace=NAMES counts only those' '
 test_expect_success PTRACE '-e trace=: the header names what was traced' '
 	"$IOTRACE" -e trace=write,fsync --save s.json -o t -- \
 		sh -c "echo a; echo b" >/dev/null &&
-	grep -q "^iotrace: sh exited 0 after [0-9.]* s wall; 2 syscalls of -e trace=write,fsync took" t &&
+	grep -q "^iotrace: sh exited 0 after [0-9.]* m\?s traced; 2 syscalls of -e trace=write,fsync$" t &&
 	grep -q "\"trace\": \"write,fsync\"" s.json &&
 	"$IOTRACE" report s.json >r &&
-	grep -q "; 2 syscalls of -e trace=write,fsync took" r &&
+	grep -q "; 2 syscalls of -e trace=write,fsync$" r &&
 	"$IOTRACE" --save all.json -o t -- true &&
 	! grep -q "of -e trace=" t &&
 	! grep -q "\"trace\"" all.json

@@ -24,7 +24,7 @@ round_trip() {
 }
 
 test_expect_success "PTRACE$direct" 'dd oflag=direct: I/O table and flags' '
-	"$IOTRACE" --histogram -o run.txt --save run.json -- \
+	"$IOTRACE" -v --histogram -o run.txt --save run.json -- \
 		dd if=/dev/zero of=out bs=4096 count=50 oflag=direct \
 		status=none &&
 	grep -q "^write  *50  *204800 .* $PWD/out (O_DIRECT, blksize " \
@@ -32,7 +32,7 @@ test_expect_success "PTRACE$direct" 'dd oflag=direct: I/O table and flags' '
 	grep -q "^iotrace: engine " run.txt &&
 	grep -q "\"O_DIRECT\"" run.json &&
 	grep -q "\"syscall\": \"write\"" run.json &&
-	round_trip run.json run.txt --histogram
+	round_trip run.json run.txt -v --histogram
 '
 
 # ext4 and xfs refuse a misaligned O_DIRECT write (EINVAL): a finding.
@@ -74,10 +74,10 @@ test_expect_success PTRACE 'a newline and a non-UTF-8 byte in a file name' '
 '
 
 test_expect_success PTRACE '--raw-time: the engine line says so, loaded too' '
-	"$IOTRACE" --raw-time -o raw.txt --save raw.json -- \
+	"$IOTRACE" -v --raw-time -o raw.txt --save raw.json -- \
 		dd if=/dev/zero of=out bs=512 count=10 status=none &&
 	grep -q "^iotrace: engine .*raw times" raw.txt &&
-	round_trip raw.json raw.txt --raw-time
+	round_trip raw.json raw.txt -v --raw-time
 '
 
 test_done

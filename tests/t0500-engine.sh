@@ -10,8 +10,8 @@
 # Runs one command line on both paths of the ptrace engine; its own exit
 # status may be anything, the tables must agree.
 paths_agree() {
-	"$IOTRACE" --engine=ptrace -o seccomp.txt "$@" >/dev/null 2>&1
-	"$IOTRACE" --engine=ptrace -o ptrace.txt --no-seccomp "$@" \
+	"$IOTRACE" -v --engine=ptrace -o seccomp.txt "$@" >/dev/null 2>&1
+	"$IOTRACE" -v --engine=ptrace -o ptrace.txt --no-seccomp "$@" \
 		>/dev/null 2>&1
 	grep -q "engine seccomp-bpf" seccomp.txt &&
 	grep -q "engine ptrace" ptrace.txt &&
@@ -45,8 +45,8 @@ test_expect_success PTRACE '-e trace=%file: both engines count the same' '
 '
 
 test_expect_success PTRACE '--count-only: same counts, no invented times' '
-	"$IOTRACE" -o timed.txt -- dd if=/dev/zero of=out bs=1k count=500 2>/dev/null &&
-	"$IOTRACE" -o counted.txt --count-only -- dd if=/dev/zero of=out bs=1k count=500 2>/dev/null &&
+	"$IOTRACE" -v -o timed.txt -- dd if=/dev/zero of=out bs=1k count=500 2>/dev/null &&
+	"$IOTRACE" -v -o counted.txt --count-only -- dd if=/dev/zero of=out bs=1k count=500 2>/dev/null &&
 	table_counts timed.txt | cut -d" " -f1,2 >a &&
 	table_counts counted.txt | cut -d" " -f1,2 >b &&
 	test_cmp a b &&
@@ -60,16 +60,16 @@ test_expect_success PTRACE '--count-only agrees on both engines' '
 '
 
 test_expect_success PTRACE '-e count=read: read counted only, write timed' '
-	"$IOTRACE" -o t.txt -e count=read -- dd if=/dev/zero of=out bs=1k count=300 2>/dev/null &&
+	"$IOTRACE" -v -o t.txt -e count=read -- dd if=/dev/zero of=out bs=1k count=300 2>/dev/null &&
 	grep -E "^ +- +- +- +303 +- read$" t.txt &&
 	grep -E "^ *[0-9.]+ +[0-9.]+ +[0-9]+ +303 +write$" t.txt &&
 	grep "(303 counted only)" t.txt
 '
 
 test_expect_success PTRACE 'calibrated times are never negative; raw >= corrected' '
-	"$IOTRACE" --engine=ptrace -o c.txt -- \
+	"$IOTRACE" -v --engine=ptrace -o c.txt -- \
 		dd if=/dev/zero of=out bs=1 count=2000 2>/dev/null &&
-	"$IOTRACE" --engine=ptrace -o r.txt --raw-time -- \
+	"$IOTRACE" -v --engine=ptrace -o r.txt --raw-time -- \
 		dd if=/dev/zero of=out bs=1 count=2000 2>/dev/null &&
 	grep -E "timing: [0-9.]+ us/call of stop overhead subtracted" c.txt &&
 	grep "raw times" r.txt &&
@@ -77,14 +77,14 @@ test_expect_success PTRACE 'calibrated times are never negative; raw >= correcte
 '
 
 test_expect_success PTRACE '--no-follow falls back to the ptrace engine' '
-	"$IOTRACE" -o t.txt --no-follow -- sh -c "true; true" &&
+	"$IOTRACE" -v -o t.txt --no-follow -- sh -c "true; true" &&
 	grep "engine ptrace" t.txt
 '
 
 test_expect_success PTRACE 'a tracee with its own seccomp filter is counted exactly' '
-	"$IOTRACE" --engine=ptrace -o s.txt -e trace=write -- \
+	"$IOTRACE" -v --engine=ptrace -o s.txt -e trace=write -- \
 		"$HELPERS/seccomp-self" 77 &&
-	"$IOTRACE" --engine=ptrace -o p.txt --no-seccomp -e trace=write -- \
+	"$IOTRACE" -v --engine=ptrace -o p.txt --no-seccomp -e trace=write -- \
 		"$HELPERS/seccomp-self" 77 &&
 	echo "write 77 0" >expect &&
 	table_counts s.txt >a && test_cmp expect a &&
@@ -95,11 +95,11 @@ test_expect_success PTRACE 'a tracee with its own seccomp filter is counted exac
 # filter cannot be loaded: the ptrace path counts it all, and one line
 # says why (it used to exit 126 with "0 syscalls").
 test_expect_success PTRACE 'filter refused by a sandbox: the ptrace path, said once' '
-	"$HELPERS/noseccomp" "$IOTRACE" -o s.txt -- \
+	"$HELPERS/noseccomp" "$IOTRACE" -v -o s.txt -- \
 		"$HELPERS/writeloop" out 33 10 2>err &&
 	test "$(stat -c %s out)" = 330 &&
 	grep -q "engine ptrace" s.txt &&
-	"$IOTRACE" --engine=ptrace -o p.txt --no-seccomp -- \
+	"$IOTRACE" -v --engine=ptrace -o p.txt --no-seccomp -- \
 		"$HELPERS/writeloop" out 33 10 &&
 	table_counts s.txt >a && table_counts p.txt >b && test_cmp b a &&
 	grep "^write 33 0$" a &&
@@ -111,8 +111,8 @@ test_expect_success PTRACE 'exec of a set-user-ID binary is counted exactly' '
 	test "$(id -u)" = 0 || exit 0
 	chmod 711 . && : >out && chmod 666 out &&
 	cp "$HELPERS/writeloop" suid && chown nobody suid && chmod 4755 suid &&
-	"$IOTRACE" -o s.txt -e trace=write -- ./suid out 55 1 &&
-	"$IOTRACE" --engine=ptrace -o p.txt --no-seccomp -e trace=write -- \
+	"$IOTRACE" -v -o s.txt -e trace=write -- ./suid out 55 1 &&
+	"$IOTRACE" -v --engine=ptrace -o p.txt --no-seccomp -e trace=write -- \
 		./suid out 55 1 &&
 	echo "write 55 0" >expect &&
 	table_counts s.txt >a && test_cmp expect a &&
@@ -140,7 +140,7 @@ test_expect_success PTRACE 'a mask set by the caller (taskset) is kept' '
 
 test_expect_success PTRACE 'sort sees the same CPUs (threads it may start)' '
 	seq 1 20000 | sort -r >expect &&
-	seq 1 20000 | "$IOTRACE" -o /dev/null -- sort -r >actual &&
+	seq 1 20000 | "$IOTRACE" -v -o /dev/null -- sort -r >actual &&
 	test_cmp expect actual
 '
 
@@ -148,27 +148,27 @@ test_expect_success PTRACE 'sort sees the same CPUs (threads it may start)' '
 # the kernel allows: a command, a dynamic or static one, an i386 one, a
 # built-in workload, -k's runs and a sweep's points.
 test_expect_success PTRACE 'the default is the ptrace engine, for commands and workloads' '
-	"$IOTRACE" -o d.txt -- true &&
+	"$IOTRACE" -v -o d.txt -- true &&
 	grep -q "^iotrace: engine seccomp-bpf" d.txt &&
-	"$IOTRACE" --engine=auto -o auto.txt -- true &&
+	"$IOTRACE" -v --engine=auto -o auto.txt -- true &&
 	grep -q "^iotrace: engine seccomp-bpf" auto.txt &&
-	"$IOTRACE" --no-seccomp -o n.txt -- true &&
+	"$IOTRACE" -v --no-seccomp -o n.txt -- true &&
 	grep -q "^iotrace: engine ptrace" n.txt &&
-	"$IOTRACE" -o run.txt run bufwrite buf=0 total=100 of=/dev/null &&
+	"$IOTRACE" -v -o run.txt run bufwrite buf=0 total=100 of=/dev/null &&
 	grep -q "^iotrace: engine seccomp-bpf" run.txt &&
-	"$IOTRACE" -k -o run.txt run bufwrite buf=0 total=100 of=/dev/null &&
+	"$IOTRACE" -v -k -o run.txt run bufwrite buf=0 total=100 of=/dev/null &&
 	grep -q "^iotrace: engine seccomp-bpf" run.txt &&
 	grep -q "^  100\.0%  *100 calls " run.txt &&
 	mkdir -p sw &&
-	"$IOTRACE" -o sweep.txt sweep --repeat 1 --save-dir sw bs=1k run dd \
+	"$IOTRACE" -v -o sweep.txt sweep --repeat 1 --save-dir sw bs=1k run dd \
 		size=8k of=/dev/null &&
 	grep -q "\"engine\": \"seccomp-bpf\"" sw/bs=1k.json &&
-	"$IOTRACE" -o st.txt -- "$HELPERS/callsites-static" >/dev/null &&
+	"$IOTRACE" -v -o st.txt -- "$HELPERS/callsites-static" >/dev/null &&
 	grep -q "^iotrace: engine seccomp-bpf" st.txt
 '
 
 test_expect_success PTRACE,M32 '--engine=auto: an i386 command, filtered' '
-	"$IOTRACE" --engine=auto -o auto.txt -- "$HELPERS32/compat" 2 &&
+	"$IOTRACE" -v --engine=auto -o auto.txt -- "$HELPERS32/compat" 2 &&
 	grep -q "engine seccomp-bpf" auto.txt
 '
 

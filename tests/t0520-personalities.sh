@@ -12,8 +12,8 @@
 # both_engines ARGS...: seccomp-bpf and ptrace tables agree (in a, b):
 # the ptrace engine's two paths (the default is auto).
 both_engines() {
-	"$IOTRACE" --engine=ptrace -o seccomp.txt "$@" >/dev/null 2>&1
-	"$IOTRACE" --engine=ptrace -o ptrace.txt --no-seccomp "$@" \
+	"$IOTRACE" -v --engine=ptrace -o seccomp.txt "$@" >/dev/null 2>&1
+	"$IOTRACE" -v --engine=ptrace -o ptrace.txt --no-seccomp "$@" \
 		>/dev/null 2>&1
 	grep -q "engine seccomp-bpf" seccomp.txt &&
 	grep -q "engine ptrace" ptrace.txt &&
@@ -63,23 +63,23 @@ do
 done
 
 test_expect_success PTRACE,M32 'the classes hold the i386-only calls' '
-	"$IOTRACE" -o t.txt -e trace=%stat -- "$HELPERS32/compat" 2 &&
+	"$IOTRACE" -v -o t.txt -e trace=%stat -- "$HELPERS32/compat" 2 &&
 	table_counts t.txt >a &&
 	echo "stat64/i386 2 0" >expect && test_cmp expect a &&
-	"$IOTRACE" -o t.txt -e trace=%desc -- "$HELPERS32/compat" 2 &&
+	"$IOTRACE" -v -o t.txt -e trace=%desc -- "$HELPERS32/compat" 2 &&
 	table_counts t.txt >a &&
 	grep "^fstat64/i386 2 0$" a && grep "^_llseek/i386 2 0$" a &&
 	grep "^fcntl64/i386 2 0$" a && grep "^_newselect/i386 2 0$" a &&
-	"$IOTRACE" -o t.txt -e trace=%network -- "$HELPERS32/compat" 2 &&
+	"$IOTRACE" -v -o t.txt -e trace=%network -- "$HELPERS32/compat" 2 &&
 	table_counts t.txt >a &&
 	grep "^socket/i386 2 0$" a && grep "^sendfile64/i386 2 0$" a &&
-	"$IOTRACE" -o t.txt -e trace=%memory -- "$HELPERS32/compat" 2 &&
+	"$IOTRACE" -v -o t.txt -e trace=%memory -- "$HELPERS32/compat" 2 &&
 	table_counts t.txt >a &&
 	grep "^mmap2/i386 " a
 '
 
 test_expect_success PTRACE,M32 'i386 data calls are accounted per file' '
-	"$IOTRACE" -o t.txt -- "$HELPERS32/compat" 2 &&
+	"$IOTRACE" -v -o t.txt -- "$HELPERS32/compat" 2 &&
 	grep -E "^read/i386 +2 +32 .* /etc/passwd" t.txt &&
 	grep -E "^sendfile64/i386 +2 +16 .* /etc/passwd .*-> /dev/null" t.txt
 '
@@ -103,7 +103,7 @@ test_expect_success PTRACE,M32 'an i386 program with threads sees every CPU' '
 for engine in "" --engine=ptrace "--engine=ptrace --no-seccomp" --no-follow
 do
 	test_expect_success PTRACE "-e trace=write leaves out-of-table calls out ($engine)" '
-		"$IOTRACE" -o t.txt $engine -e trace=write -- \
+		"$IOTRACE" -v -o t.txt $engine -e trace=write -- \
 			"$HELPERS/oddcalls" >/dev/null &&
 		table_counts t.txt | grep -v /x32 >a &&
 		echo "write 1 0" >expect &&
@@ -111,7 +111,7 @@ do
 	'
 
 	test_expect_success PTRACE "trace=all counts them, named syscall_N ($engine)" '
-		"$IOTRACE" -o t.txt $engine -- "$HELPERS/oddcalls" >/dev/null &&
+		"$IOTRACE" -v -o t.txt $engine -- "$HELPERS/oddcalls" >/dev/null &&
 		table_counts t.txt >a &&
 		grep "^syscall_5000 1 1$" a &&
 		grep "^syscall_-1 1 1$" a &&
@@ -119,7 +119,7 @@ do
 	'
 
 	test_expect_success PTRACE "-e trace=!write keeps them ($engine)" '
-		"$IOTRACE" -o t.txt $engine -e trace=!write -- \
+		"$IOTRACE" -v -o t.txt $engine -e trace=!write -- \
 			"$HELPERS/oddcalls" >/dev/null &&
 		table_counts t.txt >a &&
 		grep "^syscall_5000 1 1$" a &&

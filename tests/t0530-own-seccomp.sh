@@ -21,11 +21,11 @@
 # not kept; 24 passed), so futex is left out.
 same_as_untraced() {
 	{ "$@" >u.out </dev/null; echo "exit $?" >>u.out; } &&
-	{ "$IOTRACE" -o d.txt -- "$@" >d.out </dev/null
+	{ "$IOTRACE" -v -o d.txt -- "$@" >d.out </dev/null
 	  echo "exit $?" >>d.out; } &&
-	{ "$IOTRACE" --engine=ptrace -o s.txt -- "$@" >i.out </dev/null
+	{ "$IOTRACE" -v --engine=ptrace -o s.txt -- "$@" >i.out </dev/null
 	  echo "exit $?" >>i.out; } &&
-	{ "$IOTRACE" --engine=ptrace -o p.txt --no-seccomp -- "$@" \
+	{ "$IOTRACE" -v --engine=ptrace -o p.txt --no-seccomp -- "$@" \
 		>n.out </dev/null
 	  echo "exit $?" >>n.out; } &&
 	test_cmp u.out d.out &&
@@ -66,7 +66,7 @@ test_expect_success PTRACE 'a filter loaded by prctl, in a thread and a forked c
 
 test_expect_success PTRACE 'own filter under -e trace=: the set counted, calls as untraced' '
 	"$HELPERS/seccomp-own" 2 9 >u.out &&
-	"$IOTRACE" -o s.txt -e trace=getppid,getpgrp,write -- \
+	"$IOTRACE" -v -o s.txt -e trace=getppid,getpgrp,write -- \
 		"$HELPERS/seccomp-own" 2 9 >i.out &&
 	test_cmp u.out i.out &&
 	table_counts s.txt >a &&

@@ -63,8 +63,9 @@ test_expect_success PTRACE 'a command killed untraced: "killed by SIGSEGV", neve
 	! grep crashing out
 '
 
-test_expect_success PTRACE 'the header: untraced wall, spread, user, system, waiting; the share' '
-	"$IOTRACE" --baseline -o r.txt -- dd if=/dev/zero of=out bs=4k count=100 2>/dev/null &&
+test_expect_success PTRACE 'the header: untraced wall, its share; -v: spread, user, system, waiting' '
+	"$IOTRACE" -v --baseline -o r.txt -- dd if=/dev/zero of=out bs=4k count=100 2>/dev/null &&
+	sed -n 2p r.txt | grep -E "^iotrace: untraced [0-9.]+ $u \(--baseline, median of 3 runs\)(, [0-9.]+% of it in syscalls|; the syscalls as traced took [0-9.]+ $u, more than that: tracing inflated their times, or tasks ran in parallel)" &&
 	grep -E "^iotrace: untraced \(--baseline, median of 3 runs\): $n $u wall \($n\.\.$n\) = $n $u user \+ $n $u system( \+ $n $u waiting \([0-9]+\.[0-9]% outside user space\)| \(more CPU than wall: tasks ran in parallel\))$" r.txt &&
 	grep -E "^iotrace: time in syscalls \(traced(, waits left out)?\) $n $u (= [0-9]+\.[0-9]% of the untraced wall|is more than the untraced wall \([0-9]+% of it\): .*)$" r.txt
 '
@@ -73,13 +74,15 @@ test_expect_success PTRACE 'the header: untraced wall, spread, user, system, wai
 # 0.3 s: runs that did not run alike are said to differ.
 test_expect_success PTRACE 'untraced runs 2x apart or more: the header says so' '
 	rm -f seen &&
-	"$IOTRACE" --baseline=3 -o s.txt -- \
+	"$IOTRACE" -v --baseline=3 -o s.txt -- \
 		sh -c "test -e seen && sleep 0.3; : >seen" &&
+	sed -n 2p s.txt | grep -E "; the runs took [0-9.]+ to [0-9.]+ $u: not alike, and the share as uncertain" &&
 	grep -E "^iotrace: the untraced runs differ by [0-9.]+x \($n\.\.$n $u\): they did not run alike" s.txt
 '
 
 test_expect_success PTRACE 'calls that wait are left out of the share' '
-	"$IOTRACE" --baseline=1 -o w.txt -- sh -c "sleep 0.05; true" &&
+	"$IOTRACE" -v --baseline=1 -o w.txt -- sh -c "sleep 0.05; true" &&
+	sed -n 2p w.txt | grep -E "; [0-9.]+ $u waited by 2 threads \(wait4, poll, futex...\), apart from work$" &&
 	grep -E "^iotrace: time in syscalls \(traced, waits left out\) $n $u " w.txt
 '
 
@@ -101,7 +104,8 @@ test_expect_success PTRACE 'JSON carries the baseline; report prints the same he
 	done &&
 	"$IOTRACE" report b.json >again.txt &&
 	grep "^iotrace:" r.txt >expect && grep "^iotrace:" again.txt >actual &&
-	test_cmp expect actual && grep "untraced (--baseline" actual
+	test_cmp expect actual &&
+	grep "^iotrace: untraced .* (--baseline, median of 2 runs)" actual
 '
 
 # A key of the document's top level, the last one or not.
@@ -113,7 +117,7 @@ test_expect_success PTRACE 'without --baseline the JSON says null' '
 test_expect_success PTRACE '--truth implies a baseline' '
 	"$IOTRACE" --truth -o t.txt run bufwrite total=1000 buf=64 of=out &&
 	grep "^ground truth" t.txt &&
-	grep "untraced (--baseline, median of 3 runs)" t.txt
+	grep "^iotrace: untraced .* (--baseline, median of 3 runs)" t.txt
 '
 
 test_expect_success '--truth with a command: one line, exit 2, nothing run' '

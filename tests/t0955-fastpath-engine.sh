@@ -23,7 +23,7 @@ rows_of() {
 }
 
 test_expect_success PTRACE,STRACE '1,000 writes: all on the fast path, as strace counts' '
-	"$IOTRACE" -o r -- "$HELPERS/writeloop" /dev/null 1000 1 &&
+	"$IOTRACE" -v -o r -- "$HELPERS/writeloop" /dev/null 1000 1 &&
 	strace -f -c -o s "$HELPERS/writeloop" /dev/null 1000 1 &&
 	test "$(table_calls write r)" = "$(table_calls write s)" &&
 	test "$(fast_calls r)" -ge 1000 &&
@@ -31,13 +31,13 @@ test_expect_success PTRACE,STRACE '1,000 writes: all on the fast path, as strace
 '
 
 test_expect_success PTRACE '--no-rewrite: no fast path, the same counts' '
-	"$IOTRACE" --no-rewrite -o r -- "$HELPERS/writeloop" /dev/null 1000 1 &&
+	"$IOTRACE" -v --no-rewrite -o r -- "$HELPERS/writeloop" /dev/null 1000 1 &&
 	! grep -q "fast path" r &&
 	test "$(table_calls write r)" = 1000
 '
 
 test_expect_success PTRACE '-k: off, and the header says why' '
-	"$IOTRACE" -k -o r -- "$HELPERS/writeloop" /dev/null 100 1 &&
+	"$IOTRACE" -v -k -o r -- "$HELPERS/writeloop" /dev/null 100 1 &&
 	grep -qx "iotrace: fast path off (-k without --stack-sample unwinds every call): every traced call stops" r &&
 	test "$(table_calls write r)" = 100
 '
@@ -49,7 +49,7 @@ test_expect_success PTRACE '-k: off, and the header says why' '
 # section scales 30 samples to emit_byte's 300, and shares the row's
 # time by calls (a sample's stop is not what its calls cost).
 test_expect_success PTRACE '-k --stack-sample: sampled through the fast path' '
-	"$IOTRACE" -k --stack-sample 10 -e trace=write -o r \
+	"$IOTRACE" -v -k --stack-sample 10 -e trace=write -o r \
 		-- "$HELPERS/callsites" &&
 	test "$(fast_calls r)" -ge 300 &&
 	test "$(table_calls write r)" = 349 &&
@@ -60,7 +60,7 @@ test_expect_success PTRACE '-k --stack-sample: sampled through the fast path' '
 '
 
 test_expect_success PTRACE '-k --stack-sample 1: every call unwound, no fast path' '
-	"$IOTRACE" -k --stack-sample 1 -e trace=write -o r \
+	"$IOTRACE" -v -k --stack-sample 1 -e trace=write -o r \
 		-- "$HELPERS/callsites" &&
 	grep -q "^iotrace: fast path off (-k without --stack-sample" r &&
 	grep -q "^   86\.0%         300 calls .*  emit_byte (callsites)$" r
@@ -71,7 +71,7 @@ fdswap_case() {
 	prog=$1 c=$2
 	shift 2
 	rm -rf d && mkdir d &&
-	"$IOTRACE" -o r -- "$prog" "$c" "$PWD/d" &&
+	"$IOTRACE" -v -o r -- "$prog" "$c" "$PWD/d" &&
 	test "$(fast_calls r)" -gt 0 &&
 	printf "%s\n" "$@" >expect &&
 	rows_of r "$PWD/d" >got &&
@@ -110,7 +110,7 @@ test_expect_success PTRACE,STRACE 'a signal in a blocked write: EINTR, counted a
 	untouched untraced "$HELPERS/writeintr" &&
 	printf "eintr=5 other=0\nexit 0\n" >expect &&
 	test_cmp expect got &&
-	"$IOTRACE" -o r -- "$HELPERS/writeintr" >/dev/null &&
+	"$IOTRACE" -v -o r -- "$HELPERS/writeintr" >/dev/null &&
 	test "$(fast_calls r)" -gt 0
 '
 
@@ -128,24 +128,24 @@ test_expect_success PTRACE,STRACE 'one thread, then nine: every write counted' '
 
 test_expect_success PTRACE 'a static program: its own libc rewritten' '
 	rm -rf d && mkdir d &&
-	"$IOTRACE" -o r -- "$HELPERS/fdcases-static" noclose "$PWD/d" &&
+	"$IOTRACE" -v -o r -- "$HELPERS/fdcases-static" noclose "$PWD/d" &&
 	grep -q "^iotrace: fast path: 10[0-9] of " r
 '
 
 test_expect_success PTRACE 'the sites are cached; a damaged cache is decoded again' '
-	XDG_CACHE_HOME=$PWD/cache "$IOTRACE" -o r1 -- "$HELPERS/writeloop" /dev/null 500 1 &&
+	XDG_CACHE_HOME=$PWD/cache "$IOTRACE" -v -o r1 -- "$HELPERS/writeloop" /dev/null 500 1 &&
 	ls cache/iotrace/sites-* >files &&
 	test -s files &&
 	for f in $(cat files); do printf garbage >"$f" || return 1; done &&
-	XDG_CACHE_HOME=$PWD/cache "$IOTRACE" -o r2 -- "$HELPERS/writeloop" /dev/null 500 1 &&
+	XDG_CACHE_HOME=$PWD/cache "$IOTRACE" -v -o r2 -- "$HELPERS/writeloop" /dev/null 500 1 &&
 	test "$(fast_calls r1)" = "$(fast_calls r2)" &&
 	test "$(fast_calls r2)" -ge 500 &&
 	for f in $(cat files); do test "$(wc -c <"$f")" -gt 8 || return 1; done
 '
 
 test_expect_success PTRACE 'saved, the profile keeps the fast path: report prints its line' '
-	"$IOTRACE" -o r --save p.json -- "$HELPERS/writeloop" /dev/null 300 1 &&
-	"$IOTRACE" report p.json >again 2>&1 &&
+	"$IOTRACE" -v -o r --save p.json -- "$HELPERS/writeloop" /dev/null 300 1 &&
+	"$IOTRACE" -v report p.json >again 2>&1 &&
 	grep "^iotrace: fast path" r >want &&
 	grep "^iotrace: fast path" again >got &&
 	test_cmp want got
@@ -159,10 +159,10 @@ json_num() { # FILE KEY: the first integer value of KEY in FILE
 }
 
 test_expect_success PTRACE 'threads: calls through locked trampolines apart' '
-	"$IOTRACE" -o r --save one.json -- "$HELPERS/writeloop" /dev/null 400 1 &&
+	"$IOTRACE" -v -o r --save one.json -- "$HELPERS/writeloop" /dev/null 400 1 &&
 	test "$(json_num one.json calls_locked)" = 0 &&
 	test "$(json_num one.json locked_call_hi_ns)" -gt 0 &&
-	"$IOTRACE" -o r --save four.json -- "$HELPERS/writeloop" /dev/null 400 1 4 &&
+	"$IOTRACE" -v -o r --save four.json -- "$HELPERS/writeloop" /dev/null 400 1 4 &&
 	test "$(json_num four.json calls_locked)" -ge 1600 &&
 	test "$(json_num four.json calls_locked)" -le "$(fast_calls r)"
 '
@@ -170,7 +170,7 @@ test_expect_success PTRACE 'threads: calls through locked trampolines apart' '
 test_expect_success PTRACE 'a profile saved without the locked figures loads' '
 	grep -v -e calls_locked -e locked_call_ four.json >old.json &&
 	! grep -q locked old.json &&
-	"$IOTRACE" report old.json >again &&
+	"$IOTRACE" -v report old.json >again &&
 	grep "^iotrace: fast path" r >want &&
 	grep "^iotrace: fast path" again >got &&
 	test_cmp want got
@@ -188,8 +188,8 @@ pairs_of() {
 
 test_expect_success PTRACE,STRACE 'copies: each pair of files, as strace and --no-rewrite count' '
 	head -c 131072 /dev/zero >in &&
-	"$IOTRACE" -o r -- "$HELPERS/copypairs" in o1 o2 o3 &&
-	"$IOTRACE" --no-rewrite -o n -- "$HELPERS/copypairs" in o1 o2 o3 &&
+	"$IOTRACE" -v -o r -- "$HELPERS/copypairs" in o1 o2 o3 &&
+	"$IOTRACE" -v --no-rewrite -o n -- "$HELPERS/copypairs" in o1 o2 o3 &&
 	strace -f -c -o s "$HELPERS/copypairs" in o1 o2 o3 &&
 	for c in sendfile splice copy_file_range; do
 		test "$(table_calls $c r)" = "$(table_calls $c s)" || return 1
@@ -208,7 +208,7 @@ test_expect_success PTRACE,STRACE 'copies: each pair of files, as strace and --n
 '
 
 test_expect_success PTRACE '-k --stack-sample: copies unwound from the program, stub or not' '
-	"$IOTRACE" -k --stack-sample 3 -e trace=sendfile -o r \
+	"$IOTRACE" -v -k --stack-sample 3 -e trace=sendfile -o r \
 		-- "$HELPERS/copypairs" in o1 o2 o3 &&
 	test "$(fast_calls r)" -gt 0 &&
 	grep -q "^sendfile  20 calls, .*(stacks of 1 call in 3, scaled" r &&

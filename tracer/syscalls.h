@@ -90,6 +90,8 @@ enum {
 				   pair (a copy: splice...), opening and
 				   closing none: the fast path rewrites its
 				   call sites (tracer/rewrite/) */
+	SF_SLEEPS = 1 << 12,	/* waits for a time, nothing else: as long
+				   traced as untraced (the untraced floor) */
 };
 
 /* Argument n in size, fd and fd2; 0 is "none". */

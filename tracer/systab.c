@@ -104,8 +104,8 @@ const struct syscall_fact syscall_facts[] = {
 	ROW("clock_getres_time64", TCL),
 	ROW("clock_gettime", TCL),
 	ROW("clock_gettime64", TCL),
-	FLAG("clock_nanosleep", 0, SF_WAITS),
-	FLAG("clock_nanosleep_time64", 0, SF_WAITS),
+	FLAG("clock_nanosleep", 0, SF_WAITS | SF_SLEEPS),
+	FLAG("clock_nanosleep_time64", 0, SF_WAITS | SF_SLEEPS),
 	ROW("clock_settime", TCL),
 	ROW("clock_settime64", TCL),
 	/* A new task, and flags where CLONE_UNTRACED is cleared (clone.c). */
@@ -267,7 +267,7 @@ const struct syscall_fact syscall_facts[] = {
 	ROW("munlockall", TM),
 	ROW("munmap", TM),
 	ROW("name_to_handle_at", TF | TD),
-	FLAG("nanosleep", 0, SF_WAITS),
+	FLAG("nanosleep", 0, SF_WAITS | SF_SLEEPS),
 	ROW("newfstatat", TF | TD | TFST),
 	FLAG("_newselect", TD, SF_WAITS),
 	ROW("oldfstat", TD | TFST),
@@ -320,6 +320,9 @@ const struct syscall_fact syscall_facts[] = {
 	ROW("rename", TF),
 	ROW("renameat", TF | TD),
 	ROW("renameat2", TF | TD),
+	/* The kernel's own restart of an interrupted nanosleep, poll or
+	   futex wait: the wait goes on. */
+	FLAG("restart_syscall", 0, SF_WAITS),
 	ROW("rmdir", TF),
 	ROW("rt_sigaction", TS),
 	ROW("rt_sigpending", TS),

@@ -260,6 +260,8 @@ json_t *profile_to_json(const struct profile *p)
 		err |= set(o, "trace", json_string(p->trace_expr));
 	if (p->stack_sample > 1)
 		err |= set(o, "stack_sample", u64(p->stack_sample));
+	if (p->wait_tasks)
+		err |= set(o, "wait_tasks", u64(p->wait_tasks));
 	err |= set(o, "exit", exit_object(&p->exit));
 	err |= set(o, "totals", totals_object(p));
 	err |= set(o, "syscalls", rows_array(p));

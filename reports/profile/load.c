@@ -528,6 +528,8 @@ static int load_doc(struct jload *j, struct profile *p, json_t *doc)
 	    jload_u64(j, doc, "wall_ns", &p->wall_ns) < 0 ||
 	    jload_u64(j, doc, "stops", &p->stops) < 0 ||
 	    jload_u64(j, doc, "overhead_ns", &p->overhead_ns) < 0 ||
+	    (json_object_get(doc, "wait_tasks") &&
+	     jload_u64(j, doc, "wait_tasks", &p->wait_tasks) < 0) ||
 	    load_engine(j, p, doc) < 0 || load_exit(j, p, doc) < 0 ||
 	    load_rows(j, p, doc) < 0 || load_breakdowns(j, p, doc) < 0 ||
 	    load_truth(j, p, doc) < 0 ||

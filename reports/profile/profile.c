@@ -48,6 +48,7 @@ void profile_release(struct profile *p)
 	free(p->index);
 	free_argv(p);
 	profile_breakdowns_release(p);
+	profile_waiters_release(p);
 	p->rows = NULL;
 	p->index = NULL;
 	p->nrows = p->cap = 0;
@@ -156,6 +157,8 @@ int profile_add(struct profile *p, const struct tracer_event *ev)
 	if (!r)
 		return -ENOMEM;
 	r->calls++;
+	if (profile_row_waits(r) && profile_note_waiter(p, ev->tid) < 0)
+		return -ENOMEM;
 	if (ev->flags & EVF_COUNT_ONLY)
 		return 0;
 	if (ev->ret < 0 && ev->ret >= -4095) {

@@ -314,6 +314,7 @@ struct profile_estimate {
 	uint64_t syscall_ns;		/* in syscalls, waits left out */
 	uint64_t syscall_lo_ns, syscall_hi_ns;	/* with the correction's spread */
 	uint64_t wait_ns;		/* in calls that wait for others */
+	uint64_t wait_lo_ns;		/* the same, the correction's most off */
 	uint64_t resolution_ns;		/* per call: below it, noise */
 	const char *method;		/* how, in words (static) */
 };
@@ -367,6 +368,11 @@ struct profile {
 	uint32_t stack_sample;	/* -k: 1 call in N has a stack; 0: -k
 				   unwound every call (or no -k) */
 	const char *source;	/* "iotrace", or "strace" for text tables */
+	/* Threads that made a call that waits (waiters.c): a count, and
+	   the set of their tids while the run is being counted. */
+	uint64_t wait_tasks;
+	uint32_t *waiters;
+	size_t waiter_cap;
 	/* Rows broken down per file ... (breakdown.c), as profile_dims[] */
 	struct profile_breakdown breakdowns[PROFILE_DIMS_MAX];
 };
@@ -387,6 +393,11 @@ void profile_clean_text(char *s, bool controls);
 
 /* Accounts one completed syscall.  0 or -ENOMEM. */
 int profile_add(struct profile *p, const struct tracer_event *ev);
+/* tid made a call that waits: counted once in p->wait_tasks, up to
+ * PROFILE_WAITERS_MAX (waiters.c).  0 or -ENOMEM. */
+#define PROFILE_WAITERS_MAX 65536
+int profile_note_waiter(struct profile *p, pid_t tid);
+void profile_waiters_release(struct profile *p);
 
 /*
  * Accounts calls an engine counted in aggregate (tracer.h), times as

@@ -58,6 +58,29 @@ static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/*
+ * The longest sleep (nanosleep, clock_nanosleep: SF_SLEEPS), its least
+ * with the correction's spread: a timer runs as long traced as untraced,
+ * so no untraced run of any tree is shorter.
+ */
+static uint64_t longest_sleep(const struct profile *p)
+{
+	const struct profile_cost *c = &p->cost;
+	const struct syscall_fact *f;
+	uint64_t most = 0, v;
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++) {
+		f = profile_row_fact(&p->rows[i]);
+		if (!f || !(f->flags & SF_SLEEPS) || !p->rows[i].timed)
+			continue;
+		v = minus(p->rows[i].max_ns + p->overhead_ns,
+			  c->overhead_hi_ns * (100 + STOP_MARGIN_PCT) / 100);
+		most = v > most ? v : most;
+	}
+	return most;
+}
+
 /* Time in syscalls, waits apart, with the correction's spread. */
 static void syscall_time(const struct profile *p, struct profile_estimate *e)
 {
@@ -70,6 +93,9 @@ static void syscall_time(const struct profile *p, struct profile_estimate *e)
 		r = &p->rows[i];
 		if (profile_row_waits(r)) {
 			e->wait_ns += r->time_ns;
+			e->wait_lo_ns += minus(r->raw_time_ns, r->timed *
+					       c->overhead_hi_ns *
+					       (100 + STOP_MARGIN_PCT) / 100);
 			continue;
 		}
 		e->syscall_ns += r->time_ns;
@@ -168,8 +194,14 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 	e->wall_lo_ns = cpu_floor(p);
 	fast_added(p, &user, &fast_hi);
 	user = c->cpu_known ? minus(c->user_ns, fast_hi) : 0;
-	if (!c->many_tasks && e->wall_lo_ns < user + e->syscall_lo_ns)
-		e->wall_lo_ns = user + e->syscall_lo_ns;
+	/*
+	 * One task's waits are for what is not traced (a timer, a device,
+	 * another program): tracing does not shorten them, so they are in
+	 * the floor too.  In a tree they may be for a traced task's work.
+	 */
+	if (!c->many_tasks &&
+	    e->wall_lo_ns < user + e->syscall_lo_ns + e->wait_lo_ns)
+		e->wall_lo_ns = user + e->syscall_lo_ns + e->wait_lo_ns;
 	/*
 	 * The floor above the ceiling by more than the noise: the stop costs
 	 * calibration measured are not the run's.  Both ends stand, neither
@@ -194,6 +226,8 @@ void profile_untraced(const struct profile *p, struct profile_estimate *e)
 		e->wall_lo_ns /= p->ncpus > 0 ? (uint64_t)p->ncpus : 1;
 		e->wall_hi_ns = p->wall_ns;
 	}
+	if (e->wall_lo_ns < longest_sleep(p))
+		e->wall_lo_ns = longest_sleep(p);
 	if (e->wall_lo_ns > e->wall_hi_ns)
 		e->wall_lo_ns = e->wall_hi_ns;
 	e->wall_ns = clamp(minus(p->wall_ns, e->added_ns), e->wall_lo_ns,

@@ -289,49 +289,6 @@ static void outside_syscalls(struct emit *e, const struct profile *p,
 		finding_end(e);
 }
 
-/*
- * When most of the traced wall is iotrace's own, shares of that wall mean
- * little: say so, and how to measure the untraced run instead.  With the
- * untraced runs measured (--baseline), only where they agree: the traced
- * wall at least 1 / (1 - threshold) times theirs.
- */
-static bool baseline_disagrees(const struct profile *p, double threshold)
-{
-	const struct profile_baseline *b = &p->baseline;
-
-	return b->runs && b->wall_ns &&
-	       (b->wall_ns >= p->wall_ns ||
-		pct(p->wall_ns - b->wall_ns, p->wall_ns) < threshold);
-}
-
-static void tracing_dominates(struct emit *e, const struct profile *p,
-			      const struct report_opts *o, double threshold)
-{
-	struct profile_estimate est;
-	FILE *f;
-
-	(void)o;
-	profile_untraced(p, &est);
-	if (!est.known || pct(est.added_lo_ns, p->wall_ns) < threshold ||
-	    baseline_disagrees(p, threshold) ||
-	    !(f = finding_begin(e, "%s", "")))
-		return;
-	fputs("tracing dominates this run: ", f);
-	print_added(f, p);
-	fprintf(f, " added %.0f-%.0f%% of the %.3f s traced wall, so how the "
-		"program's own time splits between syscalls and user space "
-		"%s; %s.", pct(est.added_lo_ns, p->wall_ns),
-		pct(est.added_hi_ns < p->wall_ns ? est.added_hi_ns :
-		    p->wall_ns, p->wall_ns), (double)p->wall_ns / 1e9,
-		est.resolved ? "is only an estimate" :
-		"cannot be read from it", p->baseline.runs ?
-		"go by the untraced runs of --baseline above" :
-		p->exit.attached ? "tracing a run started by iotrace "
-		"with --baseline would measure it" :
-		"`--baseline` measures the untraced run");
-	finding_end(e);
-}
-
 /* The rules, in the order their findings print. */
 static const struct rule rules[] = {
 	{ "tiny-io", tiny_io, 4096 },		/* mean bytes per call below */
@@ -340,7 +297,6 @@ static const struct rule rules[] = {
 	{ "sync-heavy", sync_heavy, 50 },	/* % of syscall time */
 	{ "user-copy", findings_user_copy, 1000000 }, /* bytes, at least */
 	{ "outside-syscalls", outside_syscalls, 80 }, /* % of wall */
-	{ "tracing-dominates", tracing_dominates, 50 }, /* % added */
 	{ "peer-waits", findings_peer_waits, 10 }, /* % of syscall time */
 	{ "after-blocking", findings_after_blocking, 50 }, /* % on device */
 };

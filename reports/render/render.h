@@ -31,6 +31,7 @@ struct report_opts {
 	size_t ncolumns;
 	enum report_format format;
 	bool raw_time;			/* --raw-time: uncorrected times */
+	bool verbose;			/* -v: the header's bookkeeping too */
 	bool findings;			/* print the findings section */
 	bool histogram;			/* print latency histograms */
 	unsigned top_sites;		/* --top-sites K: call sites shown
@@ -118,9 +119,15 @@ int table_render(FILE *f, const struct profile *p, const struct report_opts *o);
 /* The --truth section under the table; nothing when there is no truth. */
 void truth_render(FILE *f, const struct profile *p,
 		  const struct report_opts *o);
-/* The line above the table that ties it to the wall clock. */
-void table_render_header(FILE *f, const struct profile *p,
-			 const struct report_opts *o);
+/*
+ * The two lines above the table (header.c): how the command ended and
+ * its traced wall; the untraced wall and its share in syscalls.  With
+ * o->verbose, the engine's bookkeeping under them (header-verbose.c).
+ */
+void header_render(FILE *f, const struct profile *p,
+		   const struct report_opts *o);
+void header_render_verbose(FILE *f, const struct profile *p,
+			   const struct report_opts *o);
 /*
  * The fast path's line under it (fast.c): the calls its sites counted
  * without a stop, or why it was off; nothing for runs that do not say.
@@ -234,9 +241,6 @@ int findings_run(FILE *f, const struct profile *p,
 
 /* "1,000,000" */
 const char *fmt_thousands(char *buf, size_t size, uint64_t n);
-/* What tracing cost: "8,255 stops", and ", N calls through the fast
-   path" (table.c). */
-void print_added(FILE *f, const struct profile *p);
 
 /* --- sweeps: one point per swept value (sweep.c, sweep-table.c, svg.c) --- */
 

@@ -172,8 +172,10 @@ static void test_fd_facts(void)
 	ok((fact(I386, "waitpid")->flags & SF_WAITS) &&
 	   (fact(I386, "futex_time64")->flags & SF_WAITS) &&
 	   (fact(X32, "wait4")->flags & SF_WAITS) &&
+	   (fact(X86_64, "restart_syscall")->flags & SF_WAITS) &&
 	   !(fact(X86_64, "read")->flags & SF_WAITS),
-	   "waiting calls in every personality, i386's waitpid among them");
+	   "waiting calls in every personality, i386's waitpid and the "
+	   "restart of a wait among them");
 	for (p = 0, bad = 0; p < syscall_npers; p++) {
 		bad += !(fact(p, "pread64")->flags & SF_READ_FAMILY);
 		bad += !(fact(p, "readv")->flags & SF_READ_FAMILY);

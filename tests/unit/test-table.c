@@ -199,7 +199,7 @@ static void test_sort_nothing(void)
 	profile_release(&p);
 }
 
-static char *header(const struct profile *p)
+static char *header(const struct profile *p, const struct report_opts *o)
 {
 	char *buf = NULL;
 	size_t size = 0;
@@ -207,7 +207,7 @@ static char *header(const struct profile *p)
 
 	if (!m)
 		return NULL;
-	table_render_header(m, p, NULL);
+	header_render(m, p, o);
 	fclose(m);
 	return buf;
 }
@@ -218,43 +218,52 @@ static void check_header(struct profile *p, int status, int fatal,
 	char *got;
 
 	profile_set_exit(p, status, fatal);
-	got = header(p);
+	got = header(p, NULL);
 	is_str(got, want, "header for status %#x fatal %d", status, fatal);
 	free(got);
 }
 
+/*
+ * The first line: how the command ended, its traced wall in one unit,
+ * its calls; with nothing to estimate the untraced run from (no cost
+ * ingredients), no second line.  -v adds the traced share of the wall.
+ */
 static void test_headers(void)
 {
+	struct report_opts v = { .verbose = true };
 	struct profile p;
+	char *got;
 
 	fixed_profile(&p);
-	check_header(&p, 0, 0, "iotrace: dd exited 0 after 2.031 s wall; "
-		     "4071 syscalls took 0.088 s (4.3% of wall)\n");
-	check_header(&p, 3 << 8, 0, "iotrace: dd exited 3 after 2.031 s "
-		     "wall; 4071 syscalls took 0.088 s (4.3% of wall)\n");
-	check_header(&p, 255 << 8, 0, "iotrace: dd exited 255 after 2.031 s "
-		     "wall; 4071 syscalls took 0.088 s (4.3% of wall)\n");
+	check_header(&p, 0, 0, "iotrace: dd exited 0 after 2.03 s traced; "
+		     "4,071 syscalls\n");
+	check_header(&p, 3 << 8, 0, "iotrace: dd exited 3 after 2.03 s "
+		     "traced; 4,071 syscalls\n");
+	check_header(&p, 255 << 8, 0, "iotrace: dd exited 255 after 2.03 s "
+		     "traced; 4,071 syscalls\n");
 	check_header(&p, SIGSEGV | 0x80, 0, "iotrace: dd killed by SIGSEGV "
-		     "(core dumped) after 2.031 s wall; 4071 syscalls took "
-		     "0.088 s (4.3% of wall)\n");
+		     "(core dumped) after 2.03 s traced; 4,071 syscalls\n");
 	check_header(&p, SIGINT, 0, "iotrace: dd killed by SIGINT after "
-		     "2.031 s wall; 4071 syscalls took 0.088 s (4.3% of "
-		     "wall)\n");
+		     "2.03 s traced; 4,071 syscalls\n");
 	check_header(&p, SIGKILL, SIGTERM, "iotrace: dd killed by iotrace on "
-		     "SIGTERM after 2.031 s wall; 4071 syscalls took 0.088 s "
-		     "(4.3% of wall)\n");
+		     "SIGTERM after 2.03 s traced; 4,071 syscalls\n");
+	got = header(&p, &v);
+	is_str(got, "iotrace: dd killed by iotrace on SIGTERM after 2.03 s "
+	       "traced; 4,071 syscalls\niotrace: traced, syscalls took "
+	       "0.088 s (4.3% of wall)\n", "-v: the traced share too");
+	free(got);
+	p.wall_ns = 250000000;
+	check_header(&p, 0, 0, "iotrace: dd exited 0 after 250 ms traced; "
+		     "4,071 syscalls\n");
 	p.wall_ns = 0;
-	check_header(&p, 0, 0, "iotrace: dd exited 0 after 0.000 s wall; "
-		     "4071 syscalls took 0.088 s\n");
+	check_header(&p, 0, 0, "iotrace: dd exited 0 after 0.000 ms traced; "
+		     "4,071 syscalls\n");
 	p.exit.known = false;
 	p.source = "strace";
-	{
-		char *got = header(&p);
-
-		is_str(got, "strace: 4071 syscalls took 0.088 s (no wall time "
-		       "recorded)\n", "header of a table without an ending");
-		free(got);
-	}
+	got = header(&p, NULL);
+	is_str(got, "strace: 4071 syscalls took 0.088 s (no wall time "
+	       "recorded)\n", "header of a table without an ending");
+	free(got);
 	profile_release(&p);
 }
 

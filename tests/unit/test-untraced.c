@@ -66,23 +66,51 @@ static void test_resolved_and_waits(void)
 
 	/*
 	 * 1,000 stops: at most 2 - 0.5 - 0.075 s, estimate 1.4 s, and no
-	 * range narrower than a tenth of it each way.
+	 * range narrower than a tenth of it each way.  A lone task's waits
+	 * are for what is not traced (here a child it does not follow):
+	 * tracing does not shorten them, so they are in the floor.
 	 */
 	costed(&p);
 	p.stops = 1000;
-	p.cost.user_ns = 500 * MS;
 	row(&p, "fsync", 10, 200 * MS, 200 * MS);
-	row(&p, "wait4", 1, 900 * MS, 900 * MS);
+	row(&p, "wait4", 1, 400 * MS, 400 * MS);
 	profile_untraced(&p, &e);
-	is_int(e.wait_ns / MS, 900, "wait4 counted as waiting");
+	is_int(e.wait_ns / MS, 400, "wait4 counted as waiting");
 	is_int(e.syscall_ns / MS, 200, "and left out of syscall time");
 	is_int(e.wall_hi_ns / MS, 1540, "at most 2 - 0.575 s, or 1.4 s + 10%%");
-	is_int(e.wall_lo_ns / MS, 699, "at least 0.5 s user + ~0.2 s fsync");
+	is_int(e.wall_lo_ns / MS, 699, "at least 0.1 s user + ~0.2 s fsync "
+	       "+ ~0.4 s wait4");
 	is_int(e.wall_ns / MS, 1400, "estimate 2 - 0.6 s");
 	ok(!e.resolved, "0.7-1.54 s is wider than half of 1.4 s");
 	p.cost.user_ns = 700 * MS;
 	profile_untraced(&p, &e);
 	ok(e.resolved, "resolved once the range narrows");
+	/* In a tree the wait may be for a traced task's work: not in it. */
+	p.cost.user_ns = 100 * MS;
+	p.cost.many_tasks = true;
+	p.ncpus = 2;
+	profile_untraced(&p, &e);
+	is_int(e.wall_lo_ns / MS, 50, "a tree: a CPU's share of the user CPU");
+	profile_release(&p);
+}
+
+/* A sleep runs as long traced as untraced: no run of any tree is shorter. */
+static void test_sleep_floor(void)
+{
+	struct profile_estimate e;
+	struct profile_row *r;
+	struct profile p;
+
+	costed(&p);
+	p.stops = 1000;
+	p.cost.many_tasks = true;
+	row(&p, "clock_nanosleep", 2, 1200 * MS, 1200 * MS);
+	r = profile_row_get(&p, "clock_nanosleep");
+	r->max_ns = 900 * MS;
+	profile_untraced(&p, &e);
+	is_int(e.wall_lo_ns / MS, 899, "at least the longest sleep (900 ms, "
+	       "less the correction's most)");
+	is_int(e.wall_hi_ns / MS, 2000, "at most the traced wall (a tree)");
 	profile_release(&p);
 }
 
@@ -157,6 +185,7 @@ int main(void)
 {
 	test_range();
 	test_resolved_and_waits();
+	test_sleep_floor();
 	test_untraced_calls();
 	test_unknown();
 	test_contradiction();
