@@ -165,7 +165,9 @@ static void print_verdict(FILE *f, const struct sweep *s,
 	const char *by = j->by_bytes ? "highest throughput (bytes that "
 		"reached the destination / untraced wall)" :
 		"shortest untraced wall time";
-	const char *median = sweep_value_label(&s->points[j->best]);
+	/* No best when every point failed: j->best is then past the end. */
+	const char *median = j->verdict == SWEEP_NONE ? "" :
+			     sweep_value_label(&s->points[j->best]);
 
 	switch (j->verdict) {
 	case SWEEP_NONE:
