@@ -18,7 +18,8 @@ static const struct cli_command commands[] = {
 	{ "sweep", cmd_sweep, "per value of KEY=V1,V2,..., run WORKLOAD or -- "
 	  "CMD (every {}\n             in CMD replaced by the value) untraced "
 	  "(--repeat N, default\n             3) and once traced; --svg FILE, "
-	  "--save-dir DIR, --show-output" },
+	  "--save-dir DIR, --show-output;\n             --from DIR draws "
+	  "saved points again" },
 	{ "report", cmd_report, "print a saved run (JSON, strace -c) again: "
 	  "report FILE" },
 	{ "diff", cmd_diff, "compare two saved runs: diff [--fail-if EXPR] "

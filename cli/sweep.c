@@ -10,7 +10,10 @@
  * hidden (--show-output sends it to stderr), so stdout holds the table
  * alone.  Prints one row per value (stdout, or -o FILE), optionally
  * draws the chart (--svg) and keeps every point's traced profile, with
- * its untraced runs as its baseline (--save-dir).
+ * its untraced runs as its baseline (--save-dir).  An empty value leaves
+ * the key out (the workload's default, or the command without its
+ * NAME={} words).  --from DIR draws the table and chart again from the
+ * points a --save-dir kept, running nothing.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,23 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/sweep-int.h"
 #include "workloads/workload.h"
-
-#define SWEEP_MAX_POINTS 64
-#define SWEEP_MAX_REPEAT 100
-
-struct sweep_opts {
-	int repeat;			/* untraced runs per point */
-	bool show_output;		/* the command's output, on stderr */
-	const char *svg;
-	const char *save_dir;
-	char *key;			/* "bs" */
-	char *values[SWEEP_MAX_POINTS];	/* "512", "4K", ... */
-	size_t nvalues;
-	bool run;			/* a built-in workload, not -- CMD */
-	int argc;			/* what follows "run" or "--" */
-	char **argv;
-};
 
 static const struct option sweep_options[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -45,25 +33,9 @@ static const struct option sweep_options[] = {
 	{ "svg", required_argument, NULL, 's' },
 	{ "save-dir", required_argument, NULL, 'd' },
 	{ "show-output", no_argument, NULL, 'O' },
+	{ "from", required_argument, NULL, 'f' },
 	{ NULL, 0, NULL, 0 },
 };
-
-static void parse_values(struct sweep_opts *so, char *spec)
-{
-	char *eq = strchr(spec, '='), *v, *save = NULL;
-
-	if (!eq || eq == spec || !eq[1])
-		usage_error("sweep: expected KEY=V1,V2,... but got '%s'", spec);
-	*eq = '\0';
-	so->key = spec;
-	for (v = strtok_r(eq + 1, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
-		if (so->nvalues == SWEEP_MAX_POINTS)
-			usage_error("sweep: more than %d values", SWEEP_MAX_POINTS);
-		so->values[so->nvalues++] = v;
-	}
-	if (!so->nvalues)
-		usage_error("sweep: no values for '%s'", spec);
-}
 
 static void print_sweep_help(void)
 {
@@ -76,7 +48,11 @@ static void print_sweep_help(void)
 	       "replaced by the value (there must be one):\n"
 	       "  iotrace sweep bs=512,4K,64K -- dd if=/dev/zero of=out "
 	       "bs={} count=100\n"
-	       "The command's stdin is /dev/null and its output hidden.\n\n"
+	       "The command's stdin is /dev/null and its output hidden.\n"
+	       "An empty value leaves the key out (iflag=,direct: no iflag,\n"
+	       "then iflag=direct); in CMD, words NAME={} are dropped.\n"
+	       "A point is best only when its spread over the untraced\n"
+	       "runs is clear of the others' (~ marks a tie).\n\n"
 	       "Sweep options:\n"
 	       "      --repeat N     untraced runs per value (1 to %d,\n"
 	       "                     default 3)\n"
@@ -85,6 +61,8 @@ static void print_sweep_help(void)
 	       "      --save-dir DIR keep each value's traced profile, with\n"
 	       "                     its untraced runs, as DIR/KEY=VALUE.json\n"
 	       "      --show-output  send the command's output to stderr\n"
+	       "      --from DIR     run nothing: the table (and --svg)\n"
+	       "                     from the points --save-dir DIR kept\n"
 	       "  -h, --help         this help\n"
 	       "iotrace's own options go before the word sweep: -o FILE\n"
 	       "(the table; default stdout), -e, --engine ... (iotrace "
@@ -103,6 +81,10 @@ static void parse_sweep_option(struct sweep_opts *so, int c, char **argv)
 			usage_error("--repeat: expected 1 to %d, got '%s'",
 				    SWEEP_MAX_REPEAT, optarg);
 		so->repeat = (int)n;
+		so->repeat_set = true;
+		break;
+	case 'f':
+		so->from = optarg;
 		break;
 	case 's':
 		so->svg = optarg;
@@ -123,6 +105,17 @@ static void parse_sweep_option(struct sweep_opts *so, int c, char **argv)
 	}
 }
 
+/* --from runs nothing: what only runs take is refused, not ignored. */
+static void check_from(const struct sweep_opts *so, int argc)
+{
+	if (optind < argc)
+		usage_error("sweep: --from draws saved points: nothing to run");
+	if (so->repeat_set || so->save_dir || so->show_output)
+		usage_error("sweep: --from runs nothing: no %s",
+			    so->repeat_set ? "--repeat" : so->save_dir ?
+			    "--save-dir" : "--show-output");
+}
+
 /* Options may come anywhere before "run" or "--". */
 static void parse_sweep(struct sweep_opts *so, int argc, char **argv)
 {
@@ -133,9 +126,8 @@ static void parse_sweep(struct sweep_opts *so, int argc, char **argv)
 		while ((c = getopt_long(argc, argv, "+:h", sweep_options,
 					NULL)) != -1)
 			parse_sweep_option(so, c, argv);
-		if (optind >= argc)
-			usage_error("sweep: nothing to run (run WORKLOAD or -- CMD)");
-		if (!strcmp(argv[optind - 1], "--") || !strcmp(argv[optind], "run"))
+		if (optind >= argc || !strcmp(argv[optind - 1], "--") ||
+		    !strcmp(argv[optind], "run"))
 			break;
 		if (so->key)
 			usage_error("sweep: unexpected '%s' (one KEY=V1,V2,... "
@@ -144,86 +136,18 @@ static void parse_sweep(struct sweep_opts *so, int argc, char **argv)
 	}
 	if (!so->key)
 		usage_error("sweep: missing KEY=V1,V2,...");
+	if (so->from) {
+		check_from(so, argc);
+		return;
+	}
+	if (optind >= argc)
+		usage_error("sweep: nothing to run (run WORKLOAD or -- CMD)");
 	so->run = strcmp(argv[optind - 1], "--") != 0;
 	so->argc = argc - optind - (so->run ? 1 : 0);
 	so->argv = argv + optind + (so->run ? 1 : 0);
 	if (!so->argc)
 		usage_error("sweep: nothing to run after '%s'",
 			    so->run ? "run" : "--");
-}
-
-/* "dd" "bs={}" -> "dd" "bs=4K": every {} of every word, for -- CMD. */
-static char *substitute(const char *word, const char *value)
-{
-	size_t vlen = strlen(value), n = 0;
-	const char *p;
-	char *out, *o;
-
-	for (p = word; (p = strstr(p, "{}")); p += 2)
-		n++;
-	out = malloc(strlen(word) + n * vlen + 1);
-	if (!out)
-		return NULL;
-	for (o = out; *word;) {
-		if (word[0] == '{' && word[1] == '}') {
-			memcpy(o, value, vlen);
-			o += vlen;
-			word += 2;
-		} else {
-			*o++ = *word++;
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
-static void free_argv(char **argv)
-{
-	char **a;
-
-	for (a = argv; a && *a; a++)
-		free(*a);
-	free(argv);
-}
-
-/*
- * The command line of one point: the workload's words plus KEY=value, or
- * the command with {} replaced.  NULL-terminated; free_argv() frees.
- */
-static char **point_argv(const struct sweep_opts *so, const char *value,
-			 int *argc)
-{
-	char **argv = calloc((size_t)so->argc + 2, sizeof(*argv));
-	int i;
-
-	if (!argv)
-		return NULL;
-	for (i = 0; i < so->argc; i++)
-		if (!(argv[i] = so->run ? strdup(so->argv[i]) :
-					  substitute(so->argv[i], value)))
-			goto out_free;
-	*argc = so->argc;
-	if (so->run) {
-		if (asprintf(&argv[i], "%s=%s", so->key, value) < 0) {
-			argv[i] = NULL;
-			goto out_free;
-		}
-		(*argc)++;
-	}
-	return argv;
-out_free:
-	free_argv(argv);
-	return NULL;
-}
-
-static bool has_placeholder(const struct sweep_opts *so)
-{
-	int i;
-
-	for (i = 0; i < so->argc; i++)
-		if (strstr(so->argv[i], "{}"))
-			return true;
-	return false;
 }
 
 /* How one point's command becomes a target, per kind of sweep. */
@@ -263,13 +187,47 @@ static double value_x(const char *value)
 	return wl_parse_size(value, &n) == 0 ? (double)n : NAN;
 }
 
-/* "iotrace: sweep bs=4K (2/4): traced run" on a terminal only. */
+/* "bs=4K", "iflag=(none)": the value as the table shows it. */
+static const char *shown(const char *value)
+{
+	return *value ? value : "(none)";
+}
+
+/*
+ * "iotrace: sweep bs=4K (2/4): traced run" on a terminal only, redrawn
+ * in place while the point runs.
+ */
 static void progress(const struct sweep_opts *so, size_t i, const char *what)
 {
 	if (!isatty(STDERR_FILENO))
 		return;
 	fprintf(stderr, "\riotrace: sweep %s=%s (%zu/%zu): %s\033[K",
-		so->key, so->values[i], i + 1, so->nvalues, what);
+		so->key, shown(so->values[i]), i + 1, so->nvalues, what);
+}
+
+/*
+ * The point's line once it is measured, kept on the terminal, so a long
+ * sweep shows each result as it comes: "iotrace: sweep bs=4K (2/4):
+ * 0.123 s, 421.3 MB/s (median of 3 untraced runs, 0.118-0.131 s)".
+ */
+static void progress_point(const struct sweep_opts *so, size_t i,
+			   const struct sweep_point *pt)
+{
+	double mbps = sweep_point_mbps(pt);
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	progress(so, i, "");
+	if (pt->failed) {
+		fprintf(stderr, "failed (exit %d)\n", pt->status);
+		return;
+	}
+	fprintf(stderr, "%.3f s", (double)pt->wall_ns / 1e9);
+	if (pt->bytes && mbps >= 0)
+		fprintf(stderr, ", %.1f MB/s", mbps);
+	fprintf(stderr, " (median of %d untraced run%s, %.3f-%.3f s)\n",
+		pt->runs, pt->runs == 1 ? "" : "s",
+		(double)pt->wall_min_ns / 1e9, (double)pt->wall_max_ns / 1e9);
 }
 
 static void progress_done(void)
@@ -304,11 +262,11 @@ static int untraced_runs(const struct sweep_opts *so, size_t i,
 		return -1;
 	if (err < 0)
 		return error("sweep %s=%s: cannot run untraced: %s", so->key,
-			     so->values[i], strerror(-err));
+			     shown(so->values[i]), strerror(-err));
 	if (err == 1) {
 		progress_done();
 		error("sweep %s=%s: untraced run %d %s: the point failed",
-		      so->key, so->values[i], fail.run,
+		      so->key, shown(so->values[i]), fail.run,
 		      wait_status_text(how, sizeof(how), fail.status));
 		*status = exit_code(fail.status);
 		return 1;
@@ -340,6 +298,18 @@ static int traced_run(struct cli_opts *o, const struct sweep_opts *so,
 	return err;
 }
 
+/* A point from its traced profile (its baseline the untraced runs). */
+static void fill_point(const struct cli_opts *o, const char *value,
+		       const struct profile *p, struct sweep_point *pt)
+{
+	memset(pt, 0, sizeof(*pt));
+	snprintf(pt->value, sizeof(pt->value), "%s", value);
+	pt->x = value_x(value);
+	sweep_point_from_profile(pt, p);
+	/* Out of memory, the point has none: the list is left empty. */
+	findings_collect(&pt->findings, p, &o->report, NULL);
+}
+
 /*
  * One value: --repeat untraced runs (median wall, spread, throughput),
  * then one traced run for the breakdown, whose profile (carrying the
@@ -369,16 +339,12 @@ static int run_point(struct cli_opts *o, const struct sweep_opts *so,
 	if (err < 0)
 		goto out_release;
 	traced->baseline = b;
-	memset(pt, 0, sizeof(*pt));
-	snprintf(pt->value, sizeof(pt->value), "%s", so->values[i]);
-	pt->x = value_x(so->values[i]);
-	sweep_point_from_profile(pt, traced);
+	fill_point(o, so->values[i], traced, pt);
 	if (failed) {
 		pt->status = status;
 		pt->failed = true;
 	}
-	/* Out of memory, the point has none: the list is left empty. */
-	findings_collect(&pt->findings, traced, &o->report, NULL);
+	progress_point(so, i, pt);
 out_release:
 	kind->release(&target);
 out_free:
@@ -397,20 +363,30 @@ static void check_save_dir(const char *dir)
 			    strerror(errno));
 }
 
+/* DIR/KEY=VALUE.json, a '/' of the value made '_'; NULL: no memory. */
+static char *point_path(const char *dir, const char *key, const char *value)
+{
+	char *path, *c;
+
+	if (asprintf(&path, "%s/%s=%s.json", dir, key, value) < 0)
+		return NULL;
+	for (c = path + strlen(dir) + 1; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	return path;
+}
+
 /* DIR/KEY=VALUE.json, the point's median run, for `iotrace diff`. */
 static int save_point(const struct cli_opts *o, const struct sweep_opts *so,
 		      const char *value, const struct profile *p)
 {
 	struct report_opts json = o->report;
 	struct outfile out;
-	char *path, *c;
+	char *path;
 	int err;
 
-	if (asprintf(&path, "%s/%s=%s.json", so->save_dir, so->key, value) < 0)
+	if (!(path = point_path(so->save_dir, so->key, value)))
 		return error("out of memory");
-	for (c = path + strlen(so->save_dir) + 1; *c; c++)
-		if (*c == '/')
-			*c = '_';
 	json.format = FMT_JSON;
 	err = outfile_open(&out, path);
 	if (!err && report_render(out.f, p, &json) < 0) {
@@ -439,25 +415,75 @@ static int render_outputs(const struct cli_opts *o, const struct sweep_opts *so,
 	return err;
 }
 
+/*
+ * --from DIR: each value's point from DIR/KEY=VALUE.json, as --save-dir
+ * wrote it; the header's runs are the most any point had.  0, or -1 with
+ * the file that would not load said.
+ */
+static int load_points(const struct cli_opts *o, const struct sweep_opts *so,
+		       struct sweep *s)
+{
+	struct profile p;
+	char *path;
+	int err;
+
+	s->repeat = 0;
+	for (; s->npoints < so->nvalues; s->npoints++) {
+		path = point_path(so->from, so->key, so->values[s->npoints]);
+		if (!path)
+			return error("out of memory");
+		err = cli_load(&p, path);
+		free(path);
+		if (err < 0)
+			return -1;
+		fill_point(o, so->values[s->npoints], &p,
+			   &s->points[s->npoints]);
+		profile_release(&p);
+		if (s->points[s->npoints].runs > s->repeat)
+			s->repeat = s->points[s->npoints].runs;
+	}
+	return 0;
+}
+
+/* Every point run and measured, until one cannot be or a signal came. */
+static void run_points(struct cli_opts *o, const struct sweep_opts *so,
+		       struct sweep *s)
+{
+	const struct point_kind *kind = so->run ? &workload_kind : &exec_kind;
+	struct profile traced;
+	size_t i;
+	int err;
+
+	for (i = 0; i < so->nvalues; i++, s->npoints++) {
+		/* Ctrl-C: stop here, and print the points already measured. */
+		if (tracer_pending_signal())
+			break;
+		if (run_point(o, so, kind, i, &s->points[i], &traced) < 0)
+			break;
+		err = so->save_dir ?
+		      save_point(o, so, so->values[i], &traced) : 0;
+		profile_release(&traced);
+		if (err < 0)
+			break;
+	}
+	progress_done();
+}
+
 int cmd_sweep(struct cli_opts *o, int argc, char **argv)
 {
 	struct sweep_opts so = { .repeat = 3 };
 	struct sweep s = { .npoints = 0 };
 	struct outfile out = { 0 }, svg = { 0 };
-	struct profile traced;
-	const struct point_kind *kind;
-	int err, status = 1;
+	int status = 1;
 	size_t i;
 
 	parse_sweep(&so, argc, argv);
 	if (so.save_dir)
 		check_save_dir(so.save_dir);
-	if (!so.run && !has_placeholder(&so))
-		usage_error("sweep: no {} in the command for the values of '%s'",
-			    so.key);
+	if (!so.run && !so.from)
+		check_placeholders(&so);
 	if (so.run)
 		validate_points(&so);
-	kind = so.run ? &workload_kind : &exec_kind;
 	snprintf(s.key, sizeof(s.key), "%s", so.key);
 	s.repeat = so.repeat;
 	s.points = calloc(so.nvalues, sizeof(*s.points));
@@ -466,19 +492,12 @@ int cmd_sweep(struct cli_opts *o, int argc, char **argv)
 	if ((o->output && outfile_open(&out, o->output) < 0) ||
 	    (so.svg && outfile_open(&svg, so.svg) < 0))
 		goto out_free;
-	for (i = 0; i < so.nvalues; i++, s.npoints++) {
-		/* Ctrl-C: stop here, and print the points already measured. */
-		if (tracer_pending_signal())
-			break;
-		if (run_point(o, &so, kind, i, &s.points[i], &traced) < 0)
-			break;
-		err = so.save_dir ?
-		      save_point(o, &so, so.values[i], &traced) : 0;
-		profile_release(&traced);
-		if (err < 0)
-			break;
+	if (so.from && load_points(o, &so, &s) < 0) {
+		status = EXIT_USAGE;
+		goto out_free;
 	}
-	progress_done();
+	if (!so.from)
+		run_points(o, &so, &s);
 	if (s.npoints)
 		status = render_outputs(o, &so, &s, &out, &svg) < 0 ? 1 : 0;
 	if (s.npoints < so.nvalues) {

@@ -114,4 +114,37 @@ test_expect_success PTRACE,UNSANITIZED 'diff of a count-only run: "-" for time, 
 	test_cmp expect actual
 '
 
+# Saved points with untraced runs (tests/fixtures/sweep): the walls are
+# compared, and a change inside the runs' spreads is within noise.
+W=$FIXTURES/sweep
+
+test_expect_success 'both with baselines, spreads overlapping: within noise' '
+	"$IOTRACE" diff "$W/tie/bs=1024.json" "$W/tie/bs=1130.json" >d.txt &&
+	sed -n 1p d.txt | grep "^NEW and BASE differ in time in syscalls (0.041 s -> 0.037 s) by no more than their untraced runs. spread (23.7%): within noise: write calls 20,480 -> 18,559$" &&
+	sed -n 2p d.txt | grep -x "untraced wall: 0.050 s -> 0.056 s (medians of 3 and 3 runs): within noise, the spreads overlap (spreads 0.048-0.059 s and 0.052-0.062 s)" &&
+	! grep "spends" d.txt
+'
+
+test_expect_success 'both with baselines, spreads apart: the walls compared' '
+	"$IOTRACE" diff "$W/clear/bs=512.json" "$W/clear/bs=4K.json" >d.txt &&
+	sed -n 1p d.txt | grep "^NEW spends 8.0x less time in syscalls (0.082 s -> 0.010 s): write calls 40,960 -> 5,120$" &&
+	sed -n 2p d.txt | grep -x "untraced wall: 0.280 s -> 0.030 s (medians of 3 and 3 runs): NEW 9.33x shorter (spreads 0.270-0.290 s and 0.029-0.031 s)" &&
+	"$IOTRACE" diff --format=json "$W/clear/bs=512.json" "$W/clear/bs=4K.json" >d.json &&
+	grep -q "\"verdict\": \"apart\"" d.json &&
+	grep -A3 "\"baseline\": {" d.json | grep -q "\"runs\": 3"
+'
+
+test_expect_success 'one run each: the diff says it cannot tell noise' '
+	"$IOTRACE" diff "$W/one/bs=512.json" "$W/one/bs=4K.json" >d.txt &&
+	sed -n 1p d.txt | grep "^NEW spends 8.0x less time in syscalls (0.082 s -> 0.010 s, one run each): " &&
+	sed -n 2p d.txt | grep -x "untraced wall: 0.280 s -> 0.030 s, one run each: no spread tells a change from noise (--baseline 3 on both runs gives one)" &&
+	"$IOTRACE" diff "$W/one/bs=512.json" "$W/clear/bs=4K.json" >d.txt &&
+	sed -n 2p d.txt | grep "one run of BASE: no spread"
+'
+
+test_expect_success 'strace tables have no wall: no wall line' '
+	"$IOTRACE" diff "$S/dd-bs1.txt" "$S/dd-bs1000.txt" >d.txt &&
+	sed -n 2p d.txt | grep -q "^BASE " && ! grep wall d.txt
+'
+
 test_done

@@ -8,7 +8,8 @@
 
 # The "calls" column of a sweep table, value by value.
 sweep_rows() {
-	awk 'NR > 3 && /^\* best:/ { exit } NR > 3 { sub(/^\*/, " "); print }' "$1"
+	awk 'NR > 3 && /^(\* best|best|~ tie):/ { exit }
+	     NR > 3 { sub(/^[*~]/, " "); print }' "$1"
 }
 sweep_calls() {
 	sweep_rows "$1" | awk '{ print $1, $6 }'
@@ -99,7 +100,8 @@ test_expect_success PTRACE 'sweep --svg writes a well-formed SVG' '
 	"$IOTRACE" sweep --repeat 1 --svg chart.svg bs=512,4K -- \
 		dd if=/dev/zero of=out bs={} count=10 >/dev/null 2>&1 &&
 	xmllint --noout chart.svg &&
-	grep -c "<circle" chart.svg >n && test "$(cat n)" = 4
+	test $(grep -c "<circle class=\"point\"" chart.svg) = 2 &&
+	test $(grep -c "<rect class=\"point\"" chart.svg) = 2
 '
 
 test_expect_success PTRACE 'sweep --save-dir keeps each point for diff' '
@@ -220,6 +222,50 @@ test_expect_success PTRACE 'sweep: a later repeat that cannot start fails the po
 	grep "sweep n=1: untraced run 2 exited 127: the point failed" err &&
 	test "$(sweep_col 1 4 t.txt)" = failed &&
 	grep "^\* best: none, every point failed$" t.txt
+'
+
+# iflag=,direct once dropped the empty value ("1 points"): an empty value
+# is a point of its own, the command without its NAME={} word.
+test_expect_success PTRACE 'sweep: an empty value leaves the NAME={} word out' '
+	"$IOTRACE" sweep --repeat 1 --save-dir pe n=,5 -- \
+		sh -c "echo \$# >>args" sh extra={} >t.txt 2>/dev/null &&
+	grep "iotrace sweep of n: 2 points" t.txt &&
+	test "$(sweep_rows t.txt | awk "{ print \$1 }" | tr "\n" " ")" = "(none) 5 " &&
+	printf "0\n0\n1\n1\n" >expect && test_cmp expect args &&
+	test -f "pe/n=.json" && test -f pe/n=5.json
+'
+
+test_expect_success PTRACE 'sweep run: an empty value is the workload default' '
+	"$IOTRACE" --count-only sweep --repeat 1 buf=,64 \
+		run bufwrite total=1000 unit=1 of=out >t.txt 2>/dev/null &&
+	sweep_calls t.txt >actual &&
+	printf "%s\n" "(none) 1" "64 16" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'sweep: an empty value with no NAME={} to drop is refused in one line' '
+	"$IOTRACE" sweep n=,1 -- sh -c "touch ran{}" 2>err;
+	test $? = 2 && ! test -e ran && ! test -e ran1 &&
+	test $(wc -l <err) = 1 && grep "no word of the command is NAME={}" err
+'
+
+test_expect_success 'sweep: a value given twice is refused' '
+	"$IOTRACE" sweep n=1,,1 -- touch ran{} 2>err;
+	test $? = 2 && ! test -e ran1 && test $(wc -l <err) = 1 &&
+	grep "value .1. given twice" err
+'
+
+# On a terminal, each point leaves a line with its result as it ends.
+test_expect_success PTRACE 'sweep: a progress line per point on a terminal' '
+	command -v script >/dev/null || exit 0
+	script -qec "\"$IOTRACE\" sweep --repeat 2 n=1,2 -- sh -c \": {}\" >t.txt" \
+		/dev/null >tty.out 2>&1 &&
+	tr "\r" "\n" <tty.out | grep -a "^iotrace: sweep n=" | grep -a "(median of 2 untraced runs, " >lines &&
+	test $(wc -l <lines) = 2 &&
+	grep -a "^iotrace: sweep n=1 (1/2): .*[0-9] s.* (median of 2 untraced runs, [0-9.]*-[0-9.]* s)$" lines &&
+	grep -a "^iotrace: sweep n=2 (2/2): " lines &&
+	"$IOTRACE" sweep --repeat 1 n=1 -- sh -c ": {}" >t.txt 2>err &&
+	! test -s err
 '
 
 test_done

@@ -63,6 +63,30 @@ const struct diff_row *diff_top(const struct diff *d);
 /* "NEW spends 4.1x less time in syscalls (0.579 s -> 0.141 s): ..." */
 void diff_headline(const struct diff *d, char *buf, size_t size);
 
+/* --- walls and noise (diff-wall.c) --- */
+
+enum diff_walls {
+	DIFF_WALLS_NONE,	/* a side has no wall (an strace table) */
+	DIFF_WALLS_ONE_RUN,	/* a side has no untraced runs: no spread */
+	DIFF_WALLS_NOISE,	/* the untraced spreads overlap */
+	DIFF_WALLS_APART,	/* the untraced spreads are apart */
+};
+
+/* Whether both runs carry untraced runs (a baseline). */
+bool diff_both_baselines(const struct diff *d);
+enum diff_walls diff_walls(const struct diff *d);
+/*
+ * The larger of the two runs' untraced spreads over their medians: a
+ * change smaller than this share is within noise.  0 without both.
+ */
+double diff_noise(const struct diff *d);
+/*
+ * "untraced wall: 0.050 s -> 0.030 s (medians of 3 and 3 runs): NEW
+ * 1.67x shorter (spreads ...)", or "within noise, ...", or the traced
+ * walls and why they cannot tell; "" when a side has no wall.
+ */
+void diff_wall_line(const struct diff *d, char *buf, size_t size);
+
 /* Time of a row as o wants it; 0 for an absent row. */
 uint64_t diff_time(const struct diff *d, const struct profile_row *r);
 

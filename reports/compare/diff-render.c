@@ -258,6 +258,9 @@ int diff_render_table(FILE *f, const struct diff *d)
 
 	diff_headline(d, headline, sizeof(headline));
 	fprintf(f, "%s\n", headline);
+	diff_wall_line(d, headline, sizeof(headline));
+	if (headline[0])
+		fprintf(f, "%s\n", headline);
 	print_run(f, "BASE", d->base_name, d->base);
 	print_run(f, "NEW ", d->new_name, d->new);
 	print_headers(f);
@@ -278,6 +281,19 @@ static json_t *u64(uint64_t v)
 	return json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
+/* The untraced runs a side carries, or null. */
+static json_t *baseline_object(const struct profile *p)
+{
+	const struct profile_baseline *b = &p->baseline;
+
+	if (!b->runs)
+		return json_null();
+	return json_pack("{s:i, s:o, s:o, s:o}", "runs", (int)b->runs,
+			 "wall_ns", u64(b->wall_ns),
+			 "wall_min_ns", u64(b->wall_min_ns),
+			 "wall_max_ns", u64(b->wall_max_ns));
+}
+
 static json_t *run_object(const struct diff *d, const char *file,
 			  const struct profile *p,
 			  const struct profile_totals *t)
@@ -292,6 +308,7 @@ static json_t *run_object(const struct diff *d, const char *file,
 	err |= json_object_set_new(o, "command", cmd);
 	err |= json_object_set_new(o, "wall_ns", p->exit.known ?
 				   u64(p->wall_ns) : json_null());
+	err |= json_object_set_new(o, "baseline", baseline_object(p));
 	err |= json_object_set_new(o, "calls", u64(t->calls));
 	err |= json_object_set_new(o, "errors", u64(t->errors));
 	err |= json_object_set_new(o, "time_ns", u64(totals_time(t, d->o)));
@@ -397,6 +414,21 @@ static json_t *fail_if_array(const struct fail_if *f, const int *results,
 	return a;
 }
 
+/* "walls": the verdict as a word, and the sentence the table prints. */
+static json_t *walls_object(const struct diff *d)
+{
+	static const char *const verdicts[] = {
+		[DIFF_WALLS_NONE] = "none", [DIFF_WALLS_ONE_RUN] = "one run",
+		[DIFF_WALLS_NOISE] = "within noise",
+		[DIFF_WALLS_APART] = "apart",
+	};
+	char line[512];
+
+	diff_wall_line(d, line, sizeof(line));
+	return json_pack("{s:s, s:s}", "verdict", verdicts[diff_walls(d)],
+			 "line", line);
+}
+
 int diff_render_json(FILE *out, const struct diff *d, const struct fail_if *f,
 		     const int *results)
 {
@@ -405,8 +437,9 @@ int diff_render_json(FILE *out, const struct diff *d, const struct fail_if *f,
 	int err;
 
 	diff_headline(d, headline, sizeof(headline));
-	doc = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}",
+	doc = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
 			"schema", "iotrace-diff/1", "headline", headline,
+			"walls", walls_object(d),
 			"base", run_object(d, d->base_name, d->base, &d->tbase),
 			"new", run_object(d, d->new_name, d->new, &d->tnew),
 			"syscalls", rows_array(d),

@@ -331,6 +331,18 @@ static bool calls_changed_much(const struct diff_row *r)
 	return delta >= 2 && delta * 10 >= (a > b ? a : b);
 }
 
+/*
+ * Both runs have untraced runs, and the time in syscalls moved by no
+ * more than the larger of their walls' relative spreads: a share the
+ * runs vary by anyway, so no change is told.
+ */
+static bool within_noise(const struct diff *d, uint64_t a, uint64_t b)
+{
+	double noise = diff_noise(d), big = (double)(a > b ? a : b);
+
+	return noise > 0 && (double)(a > b ? a - b : b - a) <= noise * big;
+}
+
 void diff_headline(const struct diff *d, char *buf, size_t size)
 {
 	uint64_t a = totals_time(&d->tbase, d->o);
@@ -339,12 +351,16 @@ void diff_headline(const struct diff *d, char *buf, size_t size)
 		     uncertainty(d, d->new, &d->tnew);
 	const struct diff_row *top = diff_top(d);
 	const struct diff_row *counted = top_by_calls(d);
-	char much[32], times[48], why[160] = "", also[96] = "";
+	char much[32], times[64], why[160] = "", also[96] = "";
 
 	if (untimed_headline(d, buf, size))
 		return;
 	how_much(much, sizeof(much), a, b);
 	two_times(times, sizeof(times), a, b);
+	/* Times in syscalls come from one traced run a side. */
+	if (!diff_both_baselines(d))
+		snprintf(times + strlen(times), sizeof(times) - strlen(times),
+			 ", one run each");
 	if (top && (d_time(d, top) || d_calls(d, top)))
 		explain(why, sizeof(why), d, top);
 	/*
@@ -358,6 +374,18 @@ void diff_headline(const struct diff *d, char *buf, size_t size)
 	    calls_changed_much(counted)) {
 		explain(also, sizeof(also), d, counted);
 		also[0] = ';';
+	}
+	if (within_noise(d, a, b)) {
+		if (top && !d_calls(d, top)) {
+			why[0] = '\0';
+			if (also[0])
+				also[0] = ':';
+		}
+		snprintf(buf, size, "NEW and BASE differ in time in syscalls "
+			 "(%s) by no more than their untraced runs' spread "
+			 "(%.1f%%): within noise%s%s", times,
+			 100 * diff_noise(d), why, also);
+		return;
 	}
 	if (u && (a > b ? a - b : b - a) <= u) {
 		/* Times are noise here; a change in calls is still a fact. */

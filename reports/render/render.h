@@ -287,9 +287,36 @@ void sweep_point_from_profile(struct sweep_point *pt, const struct profile *p);
 uint64_t sweep_bytes_delivered(const struct profile *p);
 /* Frees what a point holds (its findings). */
 void sweep_point_release(struct sweep_point *pt);
+/* The value as tables and charts show it: "(none)" for the key left out. */
+const char *sweep_value_label(const struct sweep_point *pt);
 /* MB/s over the (untraced) wall; < 0 for a failed point or no wall. */
 double sweep_point_mbps(const struct sweep_point *pt);
-/* The best point by untraced figures; npoints when every one failed. */
+/*
+ * Which point is best, and whether the runs can tell (sweep_judge()).
+ * The best has the highest median throughput (or the shortest median
+ * wall when no bytes are known); it is only called best when its spread
+ * over the untraced runs overlaps no other point's: 421 MB/s against
+ * 376 in one sweep and 353 against 405 in the next is a tie.
+ */
+enum sweep_verdict {
+	SWEEP_BEST,		/* clear of every other point's spread */
+	SWEEP_TIE,		/* spreads overlap: the tied points */
+	SWEEP_ONE_RUN,		/* a point has one run: no spread to judge */
+	SWEEP_NONE,		/* every point failed */
+};
+
+struct sweep_judgement {
+	enum sweep_verdict verdict;
+	size_t best;		/* highest median; npoints for SWEEP_NONE */
+	size_t nties;		/* points tied with best, best included */
+	bool by_bytes;		/* by MB/s, not by wall */
+};
+
+void sweep_judge(const struct sweep *s, struct sweep_judgement *j);
+/* Whether point i is one of j's tied points (j->best included). */
+bool sweep_tied(const struct sweep *s, const struct sweep_judgement *j,
+		size_t i);
+/* The best point by untraced medians; npoints when every one failed. */
 size_t sweep_best(const struct sweep *s);
 int sweep_table_render(FILE *f, const struct sweep *s);
 /* A standalone SVG chart: throughput and calls against the value. */

@@ -4,7 +4,10 @@
  * the heads say which is which: wall, spread and MB/s from the untraced
  * runs (median of --repeat), the dominant syscall, its calls and the
  * times from the one traced run.  The best point (by the untraced
- * figures) is marked; a failed point reads "failed" and is never best.
+ * figures) is marked only when its spread is clear of the others' (tied
+ * points are marked as tied; one run per point tells nothing); a failed
+ * point reads "failed" and is never best.  An empty value, the key left
+ * out, reads "(none)".
  * Then the findings that hold for some points and not others (those
  * that hold everywhere do not explain a difference), each said once,
  * with the points it holds at.
@@ -21,20 +24,41 @@ static void print_group(FILE *f, const char *label, int width)
 		fputc('-', f);
 }
 
-static void print_header(FILE *f, const struct sweep *s)
+/* The value column: 10 wide, or as wide as the longest value. */
+static int value_width(const struct sweep *s)
+{
+	size_t i, n = 10;
+
+	for (i = 0; i < s->npoints; i++)
+		if (strlen(sweep_value_label(&s->points[i])) > n)
+			n = strlen(sweep_value_label(&s->points[i]));
+	return (int)n;
+}
+
+static void print_header(FILE *f, const struct sweep *s, int vw)
 {
 	char label[64];
 
-	fprintf(f, "iotrace sweep of %s: %zu points, each %d untraced run%s "
-		"(median) and 1 traced run\n", s->key, s->npoints, s->repeat,
-		s->repeat == 1 ? "" : "s");
-	snprintf(label, sizeof(label), "untraced (median of %d)", s->repeat);
-	fprintf(f, "  %10s ", "");
+	if (s->repeat)
+		fprintf(f, "iotrace sweep of %s: %zu points, each %d untraced "
+			"run%s (median) and 1 traced run\n", s->key,
+			s->npoints, s->repeat, s->repeat == 1 ? "" : "s");
+	else
+		fprintf(f, "iotrace sweep of %s: %zu points, each 1 traced "
+			"run and no untraced runs (walls are traced)\n",
+			s->key, s->npoints);
+	if (s->repeat)
+		snprintf(label, sizeof(label), "untraced (median of %d)",
+			 s->repeat);
+	else
+		snprintf(label, sizeof(label), "traced wall");
+	fprintf(f, "  %*s ", vw, "");
 	print_group(f, label, 28);
 	fputc(' ', f);
 	print_group(f, "traced (1 run)", 65);
 	fputc('\n', f);
-	fprintf(f, "  %10s %9s %8s %9s %-15s %10s %10s %10s %6s %6s\n", s->key,
+	fprintf(f, "  %*s %9s %8s %9s %-15s %10s %10s %10s %6s %6s\n", vw,
+		s->key,
 		"wall s", "spread", "MB/s", "syscall", "calls", "syscall s",
 		"usecs/call", "%wall", "exit");
 }
@@ -86,9 +110,10 @@ static void print_traced(FILE *f, const struct sweep_point *pt)
 		(unsigned long long)pt->dominant_calls, secs, per, share);
 }
 
-static void print_point(FILE *f, const struct sweep_point *pt, bool best)
+static void print_point(FILE *f, const struct sweep_point *pt, char mark,
+			int vw)
 {
-	fprintf(f, "%c %10s", best ? '*' : ' ', pt->value);
+	fprintf(f, "%c %*s", mark, vw, sweep_value_label(pt));
 	print_untraced(f, pt);
 	print_traced(f, pt);
 	fprintf(f, " %6d\n", pt->status);
@@ -113,7 +138,7 @@ static void print_apart(FILE *f, const struct sweep *s)
 		fprintf(f, "%s %s=%s (%.1fx)", any ? "," : "untraced runs 2x "
 			"apart or more, which did not run alike (a command that "
 			"rewrites one file pays for the last run's dirty "
-			"pages):", s->key, pt->value,
+			"pages):", s->key, sweep_value_label(pt),
 			(double)pt->wall_max_ns / (double)pt->wall_min_ns);
 		any = true;
 	}
@@ -121,15 +146,59 @@ static void print_apart(FILE *f, const struct sweep *s)
 		fputc('\n', f);
 }
 
-static void print_notes(FILE *f, const struct sweep *s, size_t best)
+/* "bs=1024,1130": the points tied with the best. */
+static void print_tied(FILE *f, const struct sweep *s,
+		       const struct sweep_judgement *j)
 {
-	if (best == s->npoints)
+	size_t i, n = 0;
+
+	fprintf(f, "%s=", s->key);
+	for (i = 0; i < s->npoints; i++)
+		if (sweep_tied(s, j, i))
+			fprintf(f, "%s%s", n++ ? "," : "",
+				sweep_value_label(&s->points[i]));
+}
+
+static void print_verdict(FILE *f, const struct sweep *s,
+			  const struct sweep_judgement *j)
+{
+	const char *by = j->by_bytes ? "highest throughput (bytes that "
+		"reached the destination / untraced wall)" :
+		"shortest untraced wall time";
+	/* No best when every point failed: j->best is then past the end. */
+	const char *median = j->verdict == SWEEP_NONE ? "" :
+			     sweep_value_label(&s->points[j->best]);
+
+	switch (j->verdict) {
+	case SWEEP_NONE:
 		fputs("* best: none, every point failed\n", f);
-	else
-		fprintf(f, "* best: %s\n", s->points[best].bytes ?
-			"highest throughput (bytes that reached the "
-			"destination / untraced wall)" :
-			"shortest untraced wall time");
+		break;
+	case SWEEP_BEST:
+		fprintf(f, "* best: %s, its spread over the untraced runs "
+			"clear of every other point's\n", by);
+		break;
+	case SWEEP_TIE:
+		fputs("~ tie: ", f);
+		print_tied(f, s, j);
+		fprintf(f, " are within noise, their spreads over the untraced "
+			"runs overlap: no best (%s: %s=%s; more --repeat runs "
+			"may tell them apart)\n", j->by_bytes ?
+			"highest median MB/s" : "shortest median wall",
+			s->key, median);
+		break;
+	case SWEEP_ONE_RUN:
+		fprintf(f, "best: not told from noise with 1 run per point "
+			"(%s: %s=%s); --repeat 3 or more gives each point a "
+			"spread\n", j->by_bytes ? "highest MB/s" :
+			"shortest wall", s->key, median);
+		break;
+	}
+}
+
+static void print_notes(FILE *f, const struct sweep *s,
+			const struct sweep_judgement *j)
+{
+	print_verdict(f, s, j);
 	fputs("%wall: time in syscalls of the traced run / the untraced "
 	      "wall; -: not timed\n", f);
 	print_apart(f, s);
@@ -191,10 +260,10 @@ static void print_once(FILE *out, const struct sweep *s, size_t first,
 	for (i = first; i < s->npoints; i++)
 		if (at_point(&s->points[i], f))
 			fprintf(out, "%s%s", n++ ? "," : "",
-				s->points[i].value);
+				sweep_value_label(&s->points[i]));
 	if (!alike)
 		fprintf(out, " (figures at %s=%s)", s->key,
-			s->points[first].value);
+			sweep_value_label(&s->points[first]));
 	fprintf(out, ": %s\n", f->text);
 }
 
@@ -223,17 +292,30 @@ static void print_differing(FILE *out, const struct sweep *s)
 	}
 }
 
+/* '*' best, '~' tied with the best, ' ' otherwise (or no verdict). */
+static char mark(const struct sweep *s, const struct sweep_judgement *j,
+		 size_t i)
+{
+	if (j->verdict == SWEEP_BEST && i == j->best)
+		return '*';
+	if (j->verdict == SWEEP_TIE && sweep_tied(s, j, i))
+		return '~';
+	return ' ';
+}
+
 int sweep_table_render(FILE *f, const struct sweep *s)
 {
-	size_t i, best;
+	struct sweep_judgement j;
+	int vw = value_width(s);
+	size_t i;
 
 	if (!s->npoints)
 		return -1;
-	best = sweep_best(s);
-	print_header(f, s);
+	sweep_judge(s, &j);
+	print_header(f, s, vw);
 	for (i = 0; i < s->npoints; i++)
-		print_point(f, &s->points[i], i == best);
-	print_notes(f, s, best);
+		print_point(f, &s->points[i], mark(s, &j, i), vw);
+	print_notes(f, s, &j);
 	print_differing(f, s);
 	return ferror(f) ? -1 : 0;
 }

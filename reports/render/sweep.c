@@ -143,6 +143,11 @@ void sweep_point_release(struct sweep_point *pt)
 	findings_release(&pt->findings);
 }
 
+const char *sweep_value_label(const struct sweep_point *pt)
+{
+	return pt->value[0] ? pt->value : "(none)";
+}
+
 double sweep_point_mbps(const struct sweep_point *pt)
 {
 	if (pt->failed || !pt->wall_ns)
@@ -159,20 +164,88 @@ static bool better(const struct sweep_point *a, const struct sweep_point *b,
 	return a->wall_ns < b->wall_ns;
 }
 
-size_t sweep_best(const struct sweep *s)
+static bool by_bytes(const struct sweep *s)
 {
-	size_t i, best = s->npoints;
-	bool by_bytes = false;
+	size_t i;
 
 	for (i = 0; i < s->npoints; i++)
 		if (s->points[i].bytes && !s->points[i].failed)
-			by_bytes = true;
+			return true;
+	return false;
+}
+
+size_t sweep_best(const struct sweep *s)
+{
+	bool bytes = by_bytes(s);
+	size_t i, best = s->npoints;
+
 	for (i = 0; i < s->npoints; i++) {
 		if (s->points[i].failed)
 			continue;
 		if (best == s->npoints ||
-		    better(&s->points[i], &s->points[best], by_bytes))
+		    better(&s->points[i], &s->points[best], bytes))
 			best = i;
 	}
 	return best;
+}
+
+/*
+ * A point's spread in the unit it is judged by: MB/s from its slowest
+ * and fastest runs, or the walls themselves.  Either way lo <= hi.
+ */
+static void spread(const struct sweep_point *pt, bool bytes, double *lo,
+		   double *hi)
+{
+	double b = (double)pt->bytes / 1e6;
+
+	if (!bytes) {
+		*lo = (double)pt->wall_min_ns;
+		*hi = (double)pt->wall_max_ns;
+		return;
+	}
+	*lo = pt->wall_max_ns ? b / ((double)pt->wall_max_ns / 1e9) : 0;
+	*hi = pt->wall_min_ns ? b / ((double)pt->wall_min_ns / 1e9) : *lo;
+}
+
+bool sweep_tied(const struct sweep *s, const struct sweep_judgement *j,
+		size_t i)
+{
+	double alo, ahi, blo, bhi;
+
+	if (j->verdict == SWEEP_NONE || s->points[i].failed)
+		return false;
+	if (i == j->best)
+		return true;
+	spread(&s->points[j->best], j->by_bytes, &alo, &ahi);
+	spread(&s->points[i], j->by_bytes, &blo, &bhi);
+	return alo <= bhi && blo <= ahi;
+}
+
+/*
+ * With one run per point there is no spread, and a best marker would be
+ * a coin flip read as a result: say so instead.  A lone point that did
+ * not fail is best, there being nothing to confuse it with.
+ */
+void sweep_judge(const struct sweep *s, struct sweep_judgement *j)
+{
+	size_t i, alive = 0;
+	bool one_run = false;
+
+	j->by_bytes = by_bytes(s);
+	j->best = sweep_best(s);
+	j->nties = 0;
+	j->verdict = j->best == s->npoints ? SWEEP_NONE : SWEEP_BEST;
+	if (j->verdict == SWEEP_NONE)
+		return;
+	for (i = 0; i < s->npoints; i++) {
+		if (s->points[i].failed)
+			continue;
+		alive++;
+		one_run |= s->points[i].runs < 2;
+		j->nties += sweep_tied(s, j, i);
+	}
+	if (alive > 1 && one_run)
+		j->verdict = SWEEP_ONE_RUN;
+	else if (j->nties > 1)
+		j->verdict = SWEEP_TIE;
 }

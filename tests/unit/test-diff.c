@@ -58,7 +58,7 @@ static void test_table(void)
 	ok(d.rows[2].base && !d.rows[2].new, "brk only in BASE");
 	diff_headline(&d, line, sizeof(line));
 	is_str(line, "NEW spends 4.1x less time in syscalls (0.579 s -> "
-	       "0.141 s): write calls 1,000,000 -> 123", "headline");
+	       "0.141 s, one run each): write calls 1,000,000 -> 123", "headline");
 	is_int(diff_sort(&d, "calls"), 0, "-S calls");
 	ok(!strcmp(d.rows[0].name, "read") && !strcmp(d.rows[1].name,
 	   "write"), "by change in calls, ties by name");
@@ -69,12 +69,12 @@ static void test_table(void)
 	is_int(diff_build(&d, &b, &a, &o), 0, "reversed");
 	diff_headline(&d, line, sizeof(line));
 	is_str(line, "NEW spends 4.1x more time in syscalls (0.141 s -> "
-	       "0.579 s): write calls 123 -> 1,000,000", "reversed headline");
+	       "0.579 s, one run each): write calls 123 -> 1,000,000", "reversed headline");
 	diff_release(&d);
 	is_int(diff_build(&d, &a, &a, &o), 0, "same run");
 	diff_headline(&d, line, sizeof(line));
 	is_str(line, "NEW spends the same time in syscalls (0.579 s -> "
-	       "0.579 s)", "no change, no culprit");
+	       "0.579 s, one run each)", "no change, no culprit");
 	diff_release(&d);
 	profile_release(&a);
 	profile_release(&b);
@@ -105,7 +105,7 @@ static void test_resolution(void)
 	is_int(diff_build(&d, &a, &b, &o), 0, "diff builds");
 	diff_headline(&d, line, sizeof(line));
 	is_str(line, "NEW and BASE differ in time in syscalls (1.800 ms -> "
-	       "1.400 ms) by less than the resolution of the stop-cost "
+	       "1.400 ms, one run each) by less than the resolution of the stop-cost "
 	       "correction (+-16.002 ms): not ranked", "not ranked");
 	diff_release(&d);
 	o.raw_time = true;
@@ -156,8 +156,8 @@ static void test_zero_times(void)
 	rows_of(&a, base);
 	rows_of(&b, new);
 	headline_of(&a, &b, line, sizeof(line));
-	is_str(line, "NEW spends the same time in syscalls (0.0 us -> 0.0 us)"
-	       ": openat calls 35 -> 2", "zero times: the change in calls");
+	is_str(line, "NEW spends the same time in syscalls (0.0 us -> 0.0 us, "
+	       "one run each): openat calls 35 -> 2", "zero times: the change in calls");
 	profile_release(&a);
 	profile_release(&b);
 }
@@ -181,7 +181,7 @@ static void test_calls_beside_time(void)
 	rows_of(&b, new);
 	headline_of(&a, &b, line, sizeof(line));
 	is_str(line, "NEW spends 7.2x less time in syscalls (10.355 ms -> "
-	       "1.445 ms): close time 8.094 ms -> 0.072 ms (calls "
+	       "1.445 ms, one run each): close time 8.094 ms -> 0.072 ms (calls "
 	       "unchanged); write calls 1,000 -> 1", "calls beside time");
 	a.cost.known = b.cost.known = true;
 	a.cost.overhead_lo_ns = b.cost.overhead_lo_ns = 0;
@@ -218,11 +218,13 @@ static void test_percent_of_base(void)
 	rows_of(&b, fast);
 	headline_of(&a, &b, line, sizeof(line));
 	is_str(line, "NEW spends 40.8% less time in syscalls (0.458 s -> "
-	       "0.271 s): write time 0.458 s -> 0.271 s (calls unchanged)",
+	       "0.271 s, one run each): write time 0.458 s -> 0.271 s (calls "
+	       "unchanged)",
 	       "less: of BASE");
 	headline_of(&b, &a, line, sizeof(line));
 	is_str(line, "NEW spends 69.0% more time in syscalls (0.271 s -> "
-	       "0.458 s): write time 0.271 s -> 0.458 s (calls unchanged)",
+	       "0.458 s, one run each): write time 0.271 s -> 0.458 s (calls "
+	       "unchanged)",
 	       "more: of BASE");
 	rows_of(&c, many);
 	rows_of(&d, fewer);

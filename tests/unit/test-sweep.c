@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "reports/render/render.h"
+#include "reports/render/svg-int.h"
 #include "tap.h"
 #include "profile-fixtures.h"
 
@@ -230,7 +231,8 @@ static void test_count_only(void)
 	ok(strstr(line_of(t, "0"), "    0.040    0.000         - write "
 		  "               10000          -          -      -"),
 	   "count-only: '-' for MB/s and every time, never 0.0");
-	ok(strstr(t, "* best: shortest untraced wall time\n") != NULL,
+	ok(strstr(t, "* best: shortest untraced wall time, its spread over "
+		  "the untraced runs clear of every other point's\n") != NULL,
 	   "best by wall");
 	free(t);
 }
@@ -319,6 +321,115 @@ static void test_findings_once(void)
 		sweep_point_release(&pts[i]);
 }
 
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+
+	while ((s = strstr(s, what)))
+		n++, s++;
+	return n;
+}
+
+/*
+ * 1024 and 1130 through the page cache: 421 against 376 MB/s with
+ * overlapping spreads is a tie, not a best; 4K clear of both is best.
+ */
+static void test_noise(void)
+{
+	struct sweep_point pts[3];
+	struct sweep s = { .key = "bs", .repeat = 3, .npoints = 2,
+			   .points = pts };
+	struct sweep_judgement j;
+	char *t;
+
+	point(&pts[0], "1024", 49800000, 20971520, 20480, 1000);
+	point(&pts[1], "1130", 55800000, 20971520, 18559, 1000);
+	pts[0].wall_min_ns = 47600000, pts[0].wall_max_ns = 59400000;
+	pts[1].wall_min_ns = 51800000, pts[1].wall_max_ns = 61700000;
+	sweep_judge(&s, &j);
+	is_int(j.verdict, SWEEP_TIE, "overlapping spreads: a tie");
+	is_int(j.nties, 2, "... of both points");
+	t = table(&s);
+	ok(!strchr(t, '*'), "no best marker on a tie");
+	ok(line_of(t, "1024")[0] == '~' && line_of(t, "1130")[0] == '~',
+	   "both rows marked as tied");
+	ok(strstr(t, "\n~ tie: bs=1024,1130 are within noise") != NULL,
+	   "the tie said, with its points");
+	free(t);
+	/* 1130's slowest run clears 1024's fastest: apart, a best. */
+	pts[1].wall_min_ns = 59500000;
+	pts[1].wall_ns = 60000000;
+	pts[1].wall_max_ns = 61700000;
+	sweep_judge(&s, &j);
+	is_int(j.verdict, SWEEP_BEST, "spreads apart: a best");
+	s.npoints = 3;
+	point(&pts[2], "4K", 30000000, 20971520, 5120, 1000);
+	pts[2].runs = 1;
+	sweep_judge(&s, &j);
+	is_int(j.verdict, SWEEP_ONE_RUN, "a point of one run: no verdict");
+	t = table(&s);
+	ok(!strchr(t, '*') && !strchr(t, '~'), "... and no marker");
+	ok(strstr(t, "\nbest: not told from noise with 1 run per point "
+		  "(highest MB/s: bs=4K);") != NULL, "... said so");
+	free(t);
+	pts[2].failed = true;
+	sweep_judge(&s, &j);
+	is_int(j.verdict, SWEEP_BEST, "a failed point is not judged");
+}
+
+/* Log past a 10x span, ticks at 1, 2, 5 times a power of ten. */
+static void test_axis(void)
+{
+	static const double narrow[] = { 376, 421, 902.6 };
+	static const double wide[] = { 10, 74, 421 };
+	struct svg_axis a;
+	char buf[32];
+
+	svg_axis_fit(&a, narrow, 3);
+	ok(!a.log && a.lo == 0 && a.hi == 1000, "under 10x: linear, 0-1000");
+	is_int((int)a.nticks, 6, "... ticks every 200");
+	ok(a.ticks[1] == 200 && a.ticks[5] == 1000, "... round ones");
+	svg_axis_fit(&a, wide, 3);
+	ok(a.log && a.lo == 10 && a.hi == 1000, "over 10x: log, decades");
+	ok(svg_axis_at(&a, 100) == 0.5, "... 100 in the middle");
+	svg_tick_label(buf, sizeof(buf), 20000);
+	is_str(buf, "20K", "20000 reads 20K");
+	svg_tick_label(buf, sizeof(buf), 1500);
+	is_str(buf, "1500", "1500 as it is");
+}
+
+/* Close values on a log axis take two rows of labels, not one. */
+static void test_svg_labels(void)
+{
+	struct sweep_point pts[3];
+	struct sweep s = { .key = "bs", .repeat = 3, .npoints = 3,
+			   .points = pts };
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+	const char *a, *b;
+
+	point(&pts[0], "64", 2000000000, 20971520, 327680, 1000);
+	point(&pts[1], "1024", 49800000, 20971520, 20480, 1000);
+	point(&pts[2], "1130", 55800000, 20971520, 18559, 1000);
+	pts[0].x = 64, pts[1].x = 1024, pts[2].x = 1130;
+	svg_render(m, &s);
+	fclose(m);
+	a = strstr(buf, ">1024</text>");
+	b = strstr(buf, ">1130</text>");
+	ok(a && b, "both labels drawn");
+	while (a && a > buf && a[-1] != '\n')
+		a--;
+	while (b && b > buf && b[-1] != '\n')
+		b--;
+	ok(a && b && strcmp(strstr(a, " y="), strstr(b, " y=")) &&
+	   strncmp(strstr(a, " y="), strstr(b, " y="), 8),
+	   "1024 and 1130 on different rows");
+	ok(strstr(buf, "class=\"axis log\"") != NULL,
+	   "10 to 421 MB/s: a log axis");
+	free(buf);
+}
+
 static void test_svg(void)
 {
 	struct sweep_point pts[2];
@@ -334,16 +445,14 @@ static void test_svg(void)
 	svg_render(m, &s);
 	fclose(m);
 	ok(strstr(buf, "MB/s (untraced wall)") &&
-	   strstr(buf, "syscall (traced, log)"), "axes say which is which");
-	ok(strstr(buf, ">failed</text>") != NULL, "the failed point is said");
-	{
-		const char *c = buf;
-		int n = 0;
-
-		while ((c = strstr(c, "<circle")))
-			n++, c++;
-		is_int(n, 3, "no throughput circle for the failed point");
-	}
+	   strstr(buf, "of the dominant syscall (traced)"),
+	   "axes say which is which");
+	ok(strstr(buf, ">failed (exit 0)</text>") != NULL,
+	   "the failed point is said");
+	is_int(count(buf, "<circle"), 1,
+	       "no throughput circle for the failed point");
+	is_int(count(buf, "<rect class=\"point\""), 1,
+	       "nor a call count: a failed point is not data");
 	free(buf);
 }
 
@@ -356,5 +465,8 @@ int main(void)
 	test_findings_whole();
 	test_findings_once();
 	test_svg();
+	test_noise();
+	test_axis();
+	test_svg_labels();
 	return done_testing();
 }
