@@ -34,6 +34,8 @@ struct cli_opts {
 	size_t npids;
 	uint64_t duration_ns;		/* --duration SECS; 0: none */
 	bool stacks;			/* -k: call sites (stacks.c) */
+	bool per_process;		/* -P: rows per process */
+	/* --per-thread is tracer.per_thread: rows per thread */
 	const char *folded;		/* --folded FILE */
 };
 

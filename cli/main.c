@@ -108,6 +108,10 @@ static void print_help(void)
 	       "  -c, -C, -w         accepted for strace habit: the summary is\n"
 	       "                     always printed, its time always wall-clock\n"
 	       "      --histogram    print a latency histogram per syscall\n"
+	       "  -P, --per-process  rows per process too: a Processes\n"
+	       "                     section (calls, time, bytes, storage)\n"
+	       "      --per-thread   rows per thread too (turns the fast\n"
+	       "                     path off: its counters are per process)\n"
 	       "  -k, --stacks       unwind the user stack of each traced\n"
 	       "                     call: a Call sites section (top stacks\n"
 	       "                     of the syscalls with most time)\n"
@@ -204,6 +208,7 @@ enum {
 	OPT_BASELINE,
 	OPT_DURATION,
 	OPT_ENGINE,
+	OPT_PER_THREAD,
 };
 
 static const struct option long_options[] = {
@@ -232,6 +237,8 @@ static const struct option long_options[] = {
 	{ "folded", required_argument, NULL, REPORT_OPT_FOLDED },
 	{ "folded-weight", required_argument, NULL, REPORT_OPT_FOLDED_WEIGHT },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "per-process", no_argument, NULL, 'P' },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -313,6 +320,12 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 		break;
 	case OPT_ENGINE:
 		parse_engine(o, optarg);
+		break;
+	case 'P':
+		o->per_process = true;
+		break;
+	case OPT_PER_THREAD:
+		o->tracer.per_thread = true;
 		break;
 	case 'h':
 		print_help();
@@ -440,7 +453,7 @@ int main(int argc, char **argv)
 	refuse_setid();
 	reserve_std_fds();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ho:S:U:e:fcCwVp:kv",
+	while ((c = getopt_long(argc, argv, "+:ho:S:U:e:fcCwVp:kvP",
 				long_options, NULL)) != -1)
 		parse_option(&o, c, argv);
 	if (o.npids || o.duration_ns) {

@@ -12,6 +12,7 @@
 
 struct sink_ctx {
 	struct profile *p;
+	bool per_process, per_thread;	/* -P, --per-thread */
 	struct fd_cache *fds;	/* per-file I/O; NULL: out of memory */
 	const struct tracer_stacks *stacks;	/* -k; NULL: none */
 	struct profile_stack_cache sites;	/* stack ids to call sites */
@@ -25,6 +26,10 @@ static void on_syscall(void *ctx, const struct tracer_event *ev)
 	profile_add_files(s->p, s->fds, ev);
 	if (s->stacks)
 		profile_add_callsite(s->p, &s->sites, s->stacks, ev);
+	if (s->per_process)
+		profile_add_process(s->p, ev);
+	if (s->per_thread)
+		profile_add_thread(s->p, ev);
 }
 
 static void on_aggregate(void *ctx, const struct tracer_aggregate *a)
@@ -32,6 +37,20 @@ static void on_aggregate(void *ctx, const struct tracer_aggregate *a)
 	struct sink_ctx *s = ctx;
 
 	profile_add_aggregate(s->p, a);
+	if (s->per_process)
+		profile_add_process_aggregate(s->p, a);
+}
+
+/* Storage accounting always; names and io per task where asked. */
+static void on_task_exit(void *ctx, const struct tracer_task_exit *x)
+{
+	struct sink_ctx *s = ctx;
+
+	profile_storage_exit(s->p, x);
+	if (s->per_process)
+		profile_process_exit(s->p, x);
+	if (s->per_thread)
+		profile_thread_exit(s->p, x);
 }
 
 int exit_status_of(const struct profile *p)
@@ -188,7 +207,8 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 		  int argc, char **argv, struct profile *p)
 {
 	struct sink_ctx sctx;
-	struct tracer_sink sink = { on_syscall, &sctx, on_aggregate };
+	struct tracer_sink sink = { on_syscall, &sctx, on_aggregate,
+				    on_task_exit };
 	struct tracer_calibration calib;
 	struct tracer_result res;
 	int err;
@@ -207,6 +227,8 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	memset(&sctx, 0, sizeof(sctx));
 	sctx.p = p;
 	sctx.fds = fd_cache_new(p->native_arch, true);
+	sctx.per_process = o->per_process;
+	sctx.per_thread = o->tracer.per_thread;
 	if (stacks_start(o) < 0) {
 		fd_cache_free(sctx.fds);
 		return -1;
@@ -222,6 +244,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 		 res.engine ? res.engine : "");
 	profile_set_trace_expr(p, o->trace_expr);
 	profile_set_fast(p, &res.fast);
+	profile_storage_mem(p, &res.mem_before, &res.mem_after);
 	if (err < 0 && !res.exited)
 		return error("cannot trace '%s': %s", argv[0], strerror(-err));
 	if (err < 0)

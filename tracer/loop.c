@@ -72,6 +72,21 @@ static void emit(struct loop *l, struct task *t, int64_t ret,
 }
 
 /*
+ * A task at its exit stop, where /proc still shows its own I/O
+ * accounting: to the sink, if it asks.  One read per task that exits,
+ * never at an ordinary stop.
+ */
+static void report_exit(struct loop *l, struct task *t)
+{
+	struct tracer_task_exit x;
+
+	if (!l->sink->task_exit)
+		return;
+	tracer_task_exit_read(task_tgid(t), t->tid, &x);
+	l->sink->task_exit(l->sink->ctx, &x);
+}
+
+/*
  * -k: the stack of a traced call, unwound at its entry; its time starts
  * once the unwinding is done, so -k does not lengthen it.  A call that
  * may map code makes the process's map cache stale.
@@ -361,7 +376,8 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 		resume(l, tid, in_syscall, 0);
 		break;
 	case PTRACE_EVENT_EXIT:
-		fast_exit_event(l, t);
+		fast_exit_event(l, t);	/* its counters folded first */
+		report_exit(l, t);
 		resume(l, tid, t->in_syscall, 0);
 		break;
 	default:

@@ -127,6 +127,7 @@ static int run_loop(struct loop *l, const struct tracer_target *target)
 	if (l->opts->pin && pt->from_birth)
 		pin_start(&l->pin);
 	children_cpu(&before);
+	tracer_meminfo_read(&res->mem_before);
 	err = pt->start(l, target);
 	if (err < 0)
 		goto out_unpin;
@@ -134,6 +135,7 @@ static int run_loop(struct loop *l, const struct tracer_target *target)
 	err = loop_run(l);
 	fast_finish(l);
 	res->end_ns = mono_ns();
+	tracer_meminfo_read(&res->mem_after);
 	if (pt->finish)
 		pt->finish(l);
 	children_cpu(&after);

@@ -333,7 +333,10 @@ static int seize_child(struct loop *l, pid_t pid, const int go[2],
 
 	if (l->plan.bpf)
 		options |= PTRACE_O_TRACESECCOMP;
-	if (l->fast)	/* counters folded while the fds are open */
+	/* The fast path's counters are folded while the fds are open; a
+	   task's own io is read while /proc still has it.  Not for attached
+	   processes: their io counts what they did before. */
+	if (l->fast || l->sink->task_exit)
 		options |= PTRACE_O_TRACEEXIT;
 	if (l->opts->follow)
 		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |

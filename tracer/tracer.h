@@ -86,6 +86,30 @@ struct tracer_aggregate {
 	uint64_t einval, size_max, size_max_calls;
 	/* Timed in the program by the fast path: no stop in its times. */
 	bool fast;
+	pid_t tgid;		/* the process that made the calls (the fast
+				   path counts per process, not per thread);
+				   0: not said */
+};
+
+/*
+ * A task at its exit (the ptrace engine's PTRACE_EVENT_EXIT stop, where
+ * /proc still shows it): its own I/O accounting, from
+ * /proc/TGID/task/TID/io (the thread's alone: neither its process's other
+ * threads nor the children it reaped), and its names.  read_bytes and
+ * write_bytes are what the kernel counts as sent to storage: reads at
+ * submission, writes when they dirty the page cache (or at submission for
+ * O_DIRECT), so write_bytes says nothing of whether they reached the
+ * device yet.
+ */
+struct tracer_task_exit {
+	pid_t tid, tgid;
+	bool io_known;		/* false: io unreadable (no
+				   CONFIG_TASK_IO_ACCOUNTING, permissions) */
+	uint64_t rchar, wchar;	/* bytes the calls moved */
+	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
+	char comm[16];		/* /proc/TGID/task/TID/comm; "" unknown */
+	char cmd[64];		/* leader: cmdline's first word, its last
+				   path component; "" unknown or a thread */
 };
 
 struct tracer_sink {
@@ -93,6 +117,9 @@ struct tracer_sink {
 	void *ctx;
 	/* Optional (NULL: aggregates are dropped): see above. */
 	void (*aggregate)(void *ctx, const struct tracer_aggregate *a);
+	/* Optional: each traced task at its exit (an engine that cannot
+	   see exits does not call it). */
+	void (*task_exit)(void *ctx, const struct tracer_task_exit *x);
 };
 
 /* How an engine traces; the same options go to probe, calibrate and run. */
@@ -118,6 +145,9 @@ struct tracer_opts {
 	 * where the run allows it (tracer_fast_use says why not).
 	 */
 	bool rewrite;
+	/* Every call an event with its thread (--per-thread): nothing
+	   counted in aggregate, which is per process (no fast path). */
+	bool per_thread;
 };
 
 /* What tracing costs a timed call, measured by an engine's calibrate(). */
@@ -163,6 +193,24 @@ struct tracer_target {
 		} attach;
 	};
 };
+
+/* Dirty data in the page cache, machine-wide (/proc/meminfo). */
+struct tracer_meminfo {
+	bool known;
+	uint64_t dirty;		/* bytes waiting to be written back */
+	uint64_t writeback;	/* bytes being written back */
+};
+
+/*
+ * --- /proc reads for the sink and at exits (procinfo.c) ---
+ * Fills x for task tid of tgid (still there: at its exit stop).  Always
+ * fills the ids; io_known and the names as /proc allowed.
+ */
+void tracer_task_exit_read(pid_t tgid, pid_t tid, struct tracer_task_exit *x);
+/* The thread's comm into buf ("" when unreadable). */
+void tracer_task_comm(pid_t tgid, pid_t tid, char *buf, size_t size);
+/* Dirty and Writeback of /proc/meminfo.  0, or -errno (m->known false). */
+int tracer_meminfo_read(struct tracer_meminfo *m);
 
 /* What the fast path did in a run (ptrace engine). */
 struct tracer_fast_use {
@@ -213,6 +261,9 @@ struct tracer_result {
 	 */
 	const char *engine;
 	struct tracer_fast_use fast;	/* the ptrace engine's fast path */
+	/* /proc/meminfo before the target started and after the last task
+	   was gone: the page cache's dirty data */
+	struct tracer_meminfo mem_before, mem_after;
 };
 
 /*

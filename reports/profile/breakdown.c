@@ -20,6 +20,8 @@
 const struct profile_dim *const profile_dims[] = {
 	&profile_dim_file,
 	&profile_dim_callsite,
+	&profile_dim_process,
+	&profile_dim_thread,
 	NULL,
 };
 

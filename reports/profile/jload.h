@@ -58,6 +58,10 @@ void jload_push_sub(struct jload *j, const struct profile_dim *d, size_t i);
 json_t *untraced_to_json(const struct profile *p);
 int load_untraced(struct jload *j, struct profile *p, json_t *doc);
 
+/* --- page cache vs device (storage.c): optional, null is none --- */
+json_t *storage_to_json(const struct profile *p);
+int load_storage(struct jload *j, struct profile *p, json_t *doc);
+
 /* --- what --baseline measured untraced (json-baseline.c) --- */
 json_t *baseline_to_json(const struct profile *p);
 /* Optional: absent or null is no baseline. */

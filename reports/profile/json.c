@@ -270,6 +270,9 @@ json_t *profile_to_json(const struct profile *p)
 	if (p->cost.known)
 		err |= set(o, "untraced", untraced_to_json(p));
 	err |= set(o, "baseline", baseline_to_json(p));
+	/* Absent when not known: files saved before it stay as they were. */
+	if (p->storage.tasks || p->storage.mem_known)
+		err |= set(o, "storage", storage_to_json(p));
 	if (p->fast.known)
 		err |= set(o, "fast_path", fast_to_json(p));
 	if (err) {

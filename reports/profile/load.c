@@ -534,6 +534,7 @@ static int load_doc(struct jload *j, struct profile *p, json_t *doc)
 	    load_rows(j, p, doc) < 0 || load_breakdowns(j, p, doc) < 0 ||
 	    load_truth(j, p, doc) < 0 ||
 	    load_untraced(j, p, doc) < 0 || load_baseline(j, p, doc) < 0 ||
+	    load_storage(j, p, doc) < 0 ||
 	    load_fast(j, p, doc) < 0)
 		return -1;
 	p->start_time = (time_t)start;

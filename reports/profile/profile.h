@@ -271,6 +271,48 @@ struct profile_frame {
 
 extern const struct profile_dim profile_dim_callsite;
 
+/*
+ * The process and thread dimensions (procs.c, -P and --per-thread): the
+ * task a call was made by, keyed by its id (a tgid, a tid) alone; its
+ * names and, for a process, its storage accounting at exit (the sum of
+ * its threads' /proc/TGID/task/TID/io) describe it.  Names are those at
+ * exit (after execve), or at the first call for a task that never
+ * exited in the run.  Past PROFILE_TASKS_MAX, the rest share
+ * "(other processes)" or "(other threads)".
+ */
+#define PROFILE_TASKS_MAX 1024
+#define PROFILE_TASK_SUBS 8192
+
+struct profile_task {
+	int32_t id;			/* tgid or tid; 0: the other() key */
+	int32_t tgid;			/* a thread's process (= id for one) */
+	char comm[16];			/* comm; "" unknown */
+	char cmd[64];			/* process: argv[0]'s last component */
+	uint32_t threads_io;		/* process: threads whose io was read */
+	uint32_t threads_exited;	/* process: threads seen exiting */
+	uint64_t rchar, wchar, read_bytes, write_bytes, cancelled;
+};
+
+extern const struct profile_dim profile_dim_process;
+extern const struct profile_dim profile_dim_thread;
+
+/*
+ * Storage accounting over the run (storage.c): every traced task's own
+ * /proc I/O counters at its exit, summed, and the machine's dirty and
+ * writeback memory before and after.  write_bytes counts writes as they
+ * dirty the page cache (or at submission for O_DIRECT), so whether they
+ * reached the device before exit is what the dirty memory left says.
+ * tasks == 0: not known (a run saved before, an strace table).
+ */
+struct profile_storage {
+	uint64_t tasks;			/* tasks seen exiting */
+	uint64_t tasks_io;		/* of them, whose io could be read */
+	uint64_t rchar, wchar, read_bytes, write_bytes, cancelled;
+	bool mem_known;
+	uint64_t dirty_before, dirty_after;	/* /proc/meminfo, bytes */
+	uint64_t writeback_before, writeback_after;
+};
+
 /* How the traced command ended. */
 struct profile_exit {
 	bool known;		/* false for strace tables */
@@ -365,6 +407,7 @@ struct profile {
 	struct profile_exit exit;
 	struct profile_truth truth;	/* truth.nrows == 0: none */
 	struct profile_baseline baseline;	/* baseline.runs == 0: none */
+	struct profile_storage storage;	/* page cache vs device */
 	uint32_t stack_sample;	/* -k: 1 call in N has a stack; 0: -k
 				   unwound every call (or no -k) */
 	const char *source;	/* "iotrace", or "strace" for text tables */
@@ -671,6 +714,44 @@ void profile_stack_cache_release(struct profile_stack_cache *c);
 int profile_add_callsite(struct profile *p, struct profile_stack_cache *c,
 			 const struct tracer_stacks *st,
 			 const struct tracer_event *ev);
+
+/*
+ * --- the process and thread dimensions (procs.c) ---
+ * Accounts a completed event to its process (its thread); a task first
+ * seen gets its comm from /proc.  0 or -ENOMEM.
+ */
+int profile_add_process(struct profile *p, const struct tracer_event *ev);
+int profile_add_thread(struct profile *p, const struct tracer_event *ev);
+/* An aggregate's calls (its totals, not a file share) to its process. */
+int profile_add_process_aggregate(struct profile *p,
+				  const struct tracer_aggregate *a);
+/* A task's exit: its names, and its io added to its process's. */
+void profile_process_exit(struct profile *p, const struct tracer_task_exit *x);
+void profile_thread_exit(struct profile *p, const struct tracer_task_exit *x);
+/* Key i of a process or thread breakdown. */
+static inline const struct profile_task *
+profile_task_at(const struct profile_breakdown *b, uint32_t i)
+{
+	return profile_key(b, i);
+}
+
+/*
+ * --- storage accounting (storage.c) ---
+ * A task's exit counters into p->storage; the memory around the run.
+ */
+void profile_storage_exit(struct profile *p, const struct tracer_task_exit *x);
+void profile_storage_mem(struct profile *p, const struct tracer_meminfo *before,
+			 const struct tracer_meminfo *after);
+/* Every exited task's io was read (and some task exited). */
+bool profile_storage_known(const struct profile *p);
+/*
+ * Of the bytes the run's writes dirtied or sent (write_bytes), those
+ * still dirty or under writeback at its end, from the growth of that
+ * memory over the run plus the dirty pages truncated away unwritten
+ * (cancelled), at most write_bytes.  Machine-wide: other writers blur
+ * it, which is why the findings ask for a large share.
+ */
+uint64_t profile_storage_unflushed(const struct profile_storage *s);
 
 /*
  * Latency percentile q (0..100) of a row from its log2 histogram: the

@@ -21,6 +21,8 @@ static const struct {
 } sections[] = {
 	{ &profile_dim_file, io_render },
 	{ &profile_dim_callsite, callsites_render },
+	{ &profile_dim_process, processes_render },
+	{ &profile_dim_thread, threads_render },
 };
 
 static uint64_t sub_time(const struct profile_sub *s,

@@ -100,4 +100,16 @@ void findings_peer_waits(struct emit *e, const struct profile *p,
 void findings_after_blocking(struct emit *e, const struct profile *p,
 			     const struct report_opts *o, double threshold);
 
+/* The rules on page cache against device (findings-storage.c). */
+void findings_page_cache(struct emit *e, const struct profile *p,
+			 const struct report_opts *o, double threshold);
+void findings_device_writes(struct emit *e, const struct profile *p,
+			    const struct report_opts *o, double threshold);
+void findings_sync_paid(struct emit *e, const struct profile *p,
+			const struct report_opts *o, double threshold);
+/* sync-paid speaks (so sync-heavy, on times, need not). */
+bool findings_sync_paid_applies(const struct profile *p,
+				const struct report_opts *o, double threshold);
+#define SYNC_PAID_UNFLUSHED 50	/* % still in memory: the rules' line */
+
 #endif

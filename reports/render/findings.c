@@ -215,6 +215,9 @@ static void sync_heavy(struct emit *e, const struct profile *p,
 	FILE *f;
 
 	writes = family_time(p, o, FAM_WRITE, &nwrites);
+	/* Bytes say it better, in every run: sync-paid speaks instead. */
+	if (findings_sync_paid_applies(p, o, SYNC_PAID_UNFLUSHED))
+		return;
 	for (i = 0; i < p->nrows; i++) {
 		r = &p->rows[i];
 		if (!in_family(r, FAM_SYNC) || !r->timed ||
@@ -299,6 +302,10 @@ static const struct rule rules[] = {
 	{ "outside-syscalls", outside_syscalls, 80 }, /* % of wall */
 	{ "peer-waits", findings_peer_waits, 10 }, /* % of syscall time */
 	{ "after-blocking", findings_after_blocking, 50 }, /* % on device */
+	/* % of the bytes written still in memory at exit: the line */
+	{ "page-cache", findings_page_cache, SYNC_PAID_UNFLUSHED },
+	{ "device-writes", findings_device_writes, SYNC_PAID_UNFLUSHED },
+	{ "sync-paid", findings_sync_paid, SYNC_PAID_UNFLUSHED },
 };
 
 void findings_release(struct findings *fs)

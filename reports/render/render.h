@@ -172,6 +172,11 @@ int breakdown_name_width(const struct profile *p,
 			 const struct profile_breakdown *b, size_t w);
 /* The I/O table under the syscall table (io.c): the file dimension's. */
 int io_render(FILE *f, const struct profile *p, const struct report_opts *o);
+/* The process and thread sections (procs.c): a line per task first. */
+int processes_render(FILE *f, const struct profile *p,
+		     const struct report_opts *o);
+int threads_render(FILE *f, const struct profile *p,
+		   const struct report_opts *o);
 /* The Call sites section (callsites.c): the call-site dimension's. */
 int callsites_render(FILE *f, const struct profile *p,
 		     const struct report_opts *o);

@@ -267,6 +267,104 @@ static void test_sync_heavy(void)
 	profile_release(&p);
 }
 
+/* A run's storage: W bytes written, U of them still dirty at exit. */
+static void storage(struct profile *p, uint64_t written, uint64_t dirty)
+{
+	struct profile_storage *s = &p->storage;
+
+	s->tasks = s->tasks_io = 2;
+	s->write_bytes = written;
+	s->wchar = written;
+	s->mem_known = true;
+	s->dirty_before = 40 << 20;
+	s->dirty_after = (40 << 20) + dirty;
+}
+
+#define GIB (1ull << 30)
+
+static void test_page_cache(void)
+{
+	struct profile p;
+
+	fresh(&p);
+	row(&p, "write", 256, GIB, 250000000);
+	storage(&p, GIB, GIB - GIB / 32);
+	expect(&p, "page-cache", "- 1.0 GiB written, 3% of it reached the "
+	       "device before exit (992.0 MiB left dirty in memory): the page "
+	       "cache absorbed the writes, so their times are memory copies; "
+	       "the device's cost comes at sync or writeback, after the run: "
+	       "an fsync before exit (dd conv=fsync) or O_DIRECT (dd "
+	       "oflag=direct) measures it.\n", "1 GiB, 97% still dirty");
+	expect(&p, "sync-paid", "", "and no flush paid");
+	/* A file truncated over the run's start: its dirty pages dropped
+	   unwritten, which the dirty memory's growth does not show. */
+	p.storage.dirty_after = p.storage.dirty_before;
+	p.storage.cancelled = GIB;
+	expect(&p, "page-cache", "- 1.0 GiB written, 0% of it reached the "
+	       "device before exit (1.0 GiB left dirty in memory): the page "
+	       "cache absorbed the writes, so their times are memory copies; "
+	       "the device's cost comes at sync or writeback, after the run: "
+	       "an fsync before exit (dd conv=fsync) or O_DIRECT (dd "
+	       "oflag=direct) measures it.\n", "truncated dirty pages count");
+	p.storage.cancelled = 0;
+	storage(&p, GIB, GIB / 2 - 1);
+	expect(&p, "page-cache", "", "silent under half still dirty");
+	storage(&p, GIB, GIB);
+	p.storage.tasks_io = 1;
+	expect(&p, "page-cache", "", "silent when a task's io was unreadable");
+	storage(&p, GIB, GIB);
+	p.storage.mem_known = false;
+	expect(&p, "page-cache", "", "silent without /proc/meminfo");
+	storage(&p, (32 << 20) - 1, (32 << 20) - 1);
+	expect(&p, "page-cache", "", "silent under 32 MiB");
+	profile_release(&p);
+}
+
+static void test_sync_paid(void)
+{
+	struct profile p;
+
+	fresh(&p);
+	row(&p, "write", 256, GIB, 200000000);
+	row(&p, "fsync", 1, 0, 400000000);
+	row(&p, "close", 3, 0, 1000);
+	storage(&p, GIB, 0);
+	expect(&p, "sync-paid", "- fsync paid for earlier writes: 1.0 GiB "
+	       "written through the page cache, 100% of it on the device "
+	       "before exit; the calls that wait for a flush took fsync "
+	       "0.400 s (1 call), close 0.000 s (3 calls), write 0.200 s "
+	       "(256 calls): the device's cost is there, not in the writes' "
+	       "MB/s alone.\n", "dd conv=fsync");
+	expect(&p, "sync-heavy", "", "sync-heavy leaves it to sync-paid");
+	expect(&p, "page-cache", "", "not the page cache's");
+	expect(&p, "device-writes", "", "not the writes'");
+	storage(&p, GIB, GIB / 2);
+	expect(&p, "sync-paid", "", "silent with half still dirty");
+	profile_release(&p);
+}
+
+static void test_device_writes(void)
+{
+	struct profile_sub *v;
+	struct profile p;
+	uint32_t f;
+
+	fresh(&p);
+	f = file(&p, "/x/out", FD_REG, PF_DIRECT, 4096, 512);
+	v = io(&p, "write", f, 256, 4 << 20);
+	row(&p, "write", 256, GIB, 500000000);
+	storage(&p, GIB, 0);
+	expect(&p, "device-writes", "- 1.0 GiB written with O_DIRECT or "
+	       "O_SYNC, 100% of it on the device before exit: each write "
+	       "waited for the device, so the 0.500 s in writes (2147.5 MB/s) "
+	       "is the device's cost.\n", "dd oflag=direct");
+	expect(&p, "sync-paid", "", "no flush paid for them");
+	v->bytes_done = GIB / 2 - 1;
+	expect(&p, "device-writes", "", "silent when most went through the "
+	       "page cache");
+	profile_release(&p);
+}
+
 static void test_user_copy(void)
 {
 	struct profile p;
@@ -705,6 +803,9 @@ int main(void)
 	test_odirect_einval();
 	test_block_misfit();
 	test_sync_heavy();
+	test_page_cache();
+	test_sync_paid();
+	test_device_writes();
 	test_untraced();
 	test_peer_waits();
 	test_after_blocking();

@@ -169,6 +169,8 @@ static const char *fast_why_not(const struct loop *l,
 		return "no seccomp filter";
 	if (l->opts->stacks && l->opts->stack_sample <= 1)
 		return "-k without --stack-sample unwinds every call";
+	if (l->opts->per_thread)
+		return "--per-thread: its counters are per process";
 	return rw_tsc_unusable();
 #endif
 }

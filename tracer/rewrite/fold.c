@@ -229,6 +229,7 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 				describe(p, fd, &file);
 			described = true;
 			aggregate_of(f, slot, &d, &share);
+			share.tgid = p->tgid;
 			share.file = &file;
 			if (fd2 >= 0) {
 				describe(p, fd2, &file2);
@@ -243,6 +244,7 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 		if (!sum[slot].calls)
 			continue;
 		aggregate_of(f, slot, &sum[slot], &tot);
+		tot.tgid = p->tgid;
 		if (f->how[slot].timed)
 			slot_extras(f, c, slot, &tot);
 		deliver(f, &tot);
