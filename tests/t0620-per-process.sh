@@ -80,7 +80,7 @@ test_expect_success PTRACE,STRACE 'the processes add up to strace -f -c' '
 '
 
 test_expect_success PTRACE '--per-thread: 3 threads of 100 writes, exact' '
-	"$IOTRACE" --per-thread -o t --save th.json -- \
+	"$IOTRACE" -v --per-thread -o t --save th.json -- \
 		"$HELPERS/writeloop" /dev/null 100 1 3 &&
 	grep -q "fast path.*--per-thread" t &&
 	"$IOTRACE" report --format=csv-breakdown th.json >c &&
