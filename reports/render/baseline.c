@@ -15,20 +15,8 @@
  */
 #include "reports/render/render.h"
 
-/* One unit for both lines, chosen by the untraced wall: "s" or "ms". */
-struct unit {
-	double scale;
-	const char *name;
-};
-
-static struct unit unit_for(uint64_t ns)
-{
-	if (ns >= 1000000000)
-		return (struct unit){ 1e9, "s" };
-	return (struct unit){ 1e6, "ms" };
-}
-
-static double in(struct unit u, uint64_t ns)
+/* One unit for both lines, chosen by the untraced wall. */
+static double in(struct time_unit u, uint64_t ns)
 {
 	return (double)ns / u.scale;
 }
@@ -77,7 +65,7 @@ double baseline_share(const struct profile *p, const struct report_opts *o)
 /* "0.112 s wall (0.109..0.118) = 0.010 s user + 0.095 s system + ..." */
 static void print_split(FILE *f, const struct profile_baseline *b)
 {
-	struct unit u = unit_for(b->wall_ns);
+	struct time_unit u = time_unit_for(b->wall_ns);
 	uint64_t cpu = b->user_ns + b->sys_ns;
 
 	fprintf(f, "iotrace: untraced (--baseline, median of %u run%s): "
@@ -96,7 +84,7 @@ static void print_split(FILE *f, const struct profile_baseline *b)
 static void print_share(FILE *f, const struct profile *p,
 			const struct report_opts *o)
 {
-	struct unit u = unit_for(p->baseline.wall_ns);
+	struct time_unit u = time_unit_for(p->baseline.wall_ns);
 	double share = baseline_share(p, o);
 	uint64_t busy, waits;
 
@@ -130,7 +118,7 @@ bool runs_apart(int runs, uint64_t min, uint64_t max)
 
 static void print_spread(FILE *f, const struct profile_baseline *b)
 {
-	struct unit u = unit_for(b->wall_ns);
+	struct time_unit u = time_unit_for(b->wall_ns);
 
 	if (!runs_apart((int)b->runs, b->wall_min_ns, b->wall_max_ns))
 		return;

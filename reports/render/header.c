@@ -14,21 +14,8 @@
 #include <string.h>
 #include "reports/render/render.h"
 
-/* One unit for a line: "s" from a second on, else "ms". */
-struct unit {
-	double scale;
-	const char *name;
-};
-
-static struct unit unit_for(uint64_t ns)
-{
-	if (ns >= 1000000000)
-		return (struct unit){ 1e9, "s" };
-	return (struct unit){ 1e6, "ms" };
-}
-
 /* ns in u, three significant digits: "19.0", "0.780", "412". */
-static const char *in(char *buf, size_t size, struct unit u, uint64_t ns)
+static const char *in(char *buf, size_t size, struct time_unit u, uint64_t ns)
 {
 	double v = (double)ns / u.scale;
 
@@ -108,7 +95,7 @@ static void print_bare(FILE *f, const struct profile *p,
 static void print_first(FILE *f, const struct profile *p,
 			const struct profile_totals *t)
 {
-	struct unit u = unit_for(p->wall_ns);
+	struct time_unit u = time_unit_for(p->wall_ns);
 	char w[32], n[32];
 
 	in(w, sizeof(w), u, p->wall_ns);
@@ -153,7 +140,7 @@ static uint64_t wait_time(const struct profile *p, const struct report_opts *o)
  * were counted say no number.
  */
 static void print_waited(FILE *f, const struct profile *p,
-			 const struct report_opts *o, struct unit u)
+			 const struct report_opts *o, struct time_unit u)
 {
 	uint64_t ns = wait_time(p, o);
 	char a[32], n[32];
@@ -174,7 +161,7 @@ static void print_measured(FILE *f, const struct profile *p,
 			   const struct report_opts *o)
 {
 	const struct profile_baseline *b = &p->baseline;
-	struct unit u = unit_for(b->wall_max_ns > b->wall_ns ?
+	struct time_unit u = time_unit_for(b->wall_max_ns > b->wall_ns ?
 				 b->wall_max_ns : b->wall_ns);
 	double share = baseline_share(p, o);
 	char a[32], c[32];
@@ -208,7 +195,7 @@ static void print_estimated(FILE *f, const struct profile *p,
 			    const struct report_opts *o,
 			    const struct profile_estimate *e)
 {
-	struct unit u = unit_for(e->resolved ? e->wall_ns : e->wall_hi_ns);
+	struct time_unit u = time_unit_for(e->resolved ? e->wall_ns : e->wall_hi_ns);
 	char a[32], c[32];
 
 	if (e->resolved) {

@@ -246,6 +246,19 @@ int findings_run(FILE *f, const struct profile *p,
 
 /* "1,000,000" */
 const char *fmt_thousands(char *buf, size_t size, uint64_t n);
+/* One unit for a line of times, chosen by its largest: "s" from a
+ * second on, else "ms" (header.c, baseline.c). */
+struct time_unit {
+	double scale;
+	const char *name;
+};
+
+static inline struct time_unit time_unit_for(uint64_t ns)
+{
+	if (ns >= 1000000000)
+		return (struct time_unit){ 1e9, "s" };
+	return (struct time_unit){ 1e6, "ms" };
+}
 
 /* --- sweeps: one point per swept value (sweep.c, sweep-table.c, svg.c) --- */
 
