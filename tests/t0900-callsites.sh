@@ -231,4 +231,15 @@ test_expect_success '--folded with sweep is refused, -k or not' '
 	folded_refused sweep n=1,2 -- touch ran{}
 '
 
+# Calls that wait are another task's pace: listed after the work, however
+# long they waited (sh's wait4 spans the writer and its sleep).
+test_expect_success PTRACE '-k: calls that wait come after the work' '
+	"$IOTRACE" -k -e trace=write,wait4 -o r -- \
+		sh -c "$HELPERS/writeloop /dev/null 300 1; sleep 0.1" &&
+	awk "\$NF == \"wait4\" { w = \$2 } \$NF == \"write\" { x = \$2 }
+	     END { exit !(w > x) }" r &&
+	sed -n "/^Call sites/{n;p;}" r | grep -q "^write  300 calls, " &&
+	grep -q "^wait4  " r
+'
+
 test_done

@@ -286,13 +286,21 @@ static void print_syscall(FILE *f, const struct profile *p,
 			rest == 1 ? "" : "s");
 }
 
-/* Most time first, then most calls: the syscalls worth a list. */
+/*
+ * Work first, most time first, then most calls: the syscalls worth a
+ * list.  Calls that wait for others (futex in idle threads, a parent's
+ * wait4) come after every call that works, however long they waited:
+ * their time is another task's pace, not where this one's went.
+ */
 static int cmp_row(const void *pa, const void *pb, void *arg)
 {
 	const struct profile_row *a = *(const struct profile_row *const *)pa;
 	const struct profile_row *b = *(const struct profile_row *const *)pb;
 	uint64_t ta = row_time(a, arg), tb = row_time(b, arg);
+	bool wa = profile_row_waits(a), wb = profile_row_waits(b);
 
+	if (wa != wb)
+		return wa ? 1 : -1;
 	if (ta != tb)
 		return ta < tb ? 1 : -1;
 	if (a->calls != b->calls)
@@ -350,7 +358,8 @@ int callsites_render(FILE *f, const struct profile *p,
 		return -1;
 	}
 	fprintf(f, "\nCall sites (-k): the top %u stacks of the syscalls with "
-		"most time\n", o->top_sites ? o->top_sites : TOP_SITES);
+		"most time, calls that wait last\n",
+		o->top_sites ? o->top_sites : TOP_SITES);
 	for (r = 0; r < nrows && r < SYSCALLS_SHOWN; r++) {
 		for (i = n = 0; i < b->nsubs; i++)
 			if (&p->rows[v[i]->row] == rows[r])

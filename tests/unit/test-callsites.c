@@ -163,7 +163,8 @@ static char *render(const struct profile *p, struct report_opts *o,
 }
 
 static const char section[] =
-	"\nCall sites (-k): the top 3 stacks of the syscalls with most time\n"
+	"\nCall sites (-k): the top 3 stacks of the syscalls with most time, "
+	"calls that wait last\n"
 	"write  310 calls, 0.000608 s\n"
 	"   96.8%         300 calls  0.000600 s  emit_byte <- work (app)\n"
 	"    2.3%           7 calls  0.000007 s  flush_log <- work (app)\n"
