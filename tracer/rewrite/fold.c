@@ -197,7 +197,7 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 	struct tracer_file file, file2;
 	uint64_t now[RW_SLOTS];
 	bool described, in, live = false;
-	int slot, fd, fd2;
+	int slot, fd, fd2, first, last;
 
 	if (!c)
 		return;
@@ -205,12 +205,19 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 		hi = RW_FDS - 1;
 	if (lo < 0)
 		lo = 0;
+	first = lo;
+	last = hi;
 	memset(sum, 0, sizeof(sum));
 	for (slot = 0; slot < f->nslots; slot++) {
 		now[slot] = slot_calls(c->mem, slot);
 		live |= now[slot] != c->seen[slot];
+		/* a copy's cell may name [lo, hi] as its destination */
+		if (now[slot] != c->seen[slot] && f->how[slot].two_fd) {
+			first = 0;
+			last = RW_FDS - 1;
+		}
 	}
-	for (fd = 0; fd < RW_FDS && live; fd++) {
+	for (fd = first; fd <= last && live; fd++) {
 		described = false;
 		in = fd >= lo && fd <= hi;
 		for (slot = 0; slot < f->nslots; slot++) {
