@@ -343,6 +343,20 @@ static bool within_noise(const struct diff *d, uint64_t a, uint64_t b)
 	return noise > 0 && (double)(a > b ? a - b : b - a) <= noise * big;
 }
 
+/*
+ * Where the times cannot rank the runs, a top row whose calls did not
+ * change says nothing: only the row whose calls did (also) is kept.
+ */
+static void times_only(const struct diff *d, const struct diff_row *top,
+		       char *why, char *also)
+{
+	if (top && !d_calls(d, top)) {
+		why[0] = '\0';
+		if (also[0])
+			also[0] = ':';
+	}
+}
+
 void diff_headline(const struct diff *d, char *buf, size_t size)
 {
 	uint64_t a = totals_time(&d->tbase, d->o);
@@ -376,11 +390,7 @@ void diff_headline(const struct diff *d, char *buf, size_t size)
 		also[0] = ';';
 	}
 	if (within_noise(d, a, b)) {
-		if (top && !d_calls(d, top)) {
-			why[0] = '\0';
-			if (also[0])
-				also[0] = ':';
-		}
+		times_only(d, top, why, also);
 		snprintf(buf, size, "NEW and BASE differ in time in syscalls "
 			 "(%s) by no more than their untraced runs' spread "
 			 "(%.1f%%): within noise%s%s", times,
@@ -389,11 +399,7 @@ void diff_headline(const struct diff *d, char *buf, size_t size)
 	}
 	if (u && (a > b ? a - b : b - a) <= u) {
 		/* Times are noise here; a change in calls is still a fact. */
-		if (top && !d_calls(d, top)) {
-			why[0] = '\0';
-			if (also[0])
-				also[0] = ':';
-		}
+		times_only(d, top, why, also);
 		snprintf(buf, size, "NEW and BASE differ in time in syscalls "
 			 "(%s) by less than the resolution of the stop-cost "
 			 "correction (+-%.3f ms): not ranked%s%s", times,
