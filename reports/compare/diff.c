@@ -460,9 +460,9 @@ static bool threads(char *buf, size_t size, const struct diff *d,
 
 /*
  * "; waits 43.675 s -> 0.837 s in 19 -> 12 threads": the calls that wait,
- * apart from the work, as times where both runs timed every one, else
- * as calls; the threads where the runs counted them (saved runs before
- * that, strace's tables, did not).
+ * apart from the work, as times where both runs timed every one (none
+ * when both took no time), else as calls; the threads where the runs
+ * counted them (saved runs before that, strace's tables, did not).
  */
 static void waits_clause(const struct diff *d, char *buf, size_t size)
 {
@@ -470,13 +470,17 @@ static void waits_clause(const struct diff *d, char *buf, size_t size)
 	uint64_t cb = d->tnew.calls - d->work_new.calls;
 	bool timed = d->tbase.timed - d->work_base.timed == ca &&
 		     d->tnew.timed - d->work_new.timed == cb;
+	uint64_t ta = totals_time(&d->tbase, d->o) -
+		      totals_time(&d->work_base, d->o);
+	uint64_t tb = totals_time(&d->tnew, d->o) -
+		      totals_time(&d->work_new, d->o);
 	char what[64], a[32], b[32], who[96] = "";
 
+	/* strace's tables of CPU time: a futex of 0.000000 s says nothing. */
+	if (timed && !ta && !tb)
+		return;
 	if (timed)
-		two_times(what, sizeof(what), totals_time(&d->tbase, d->o) -
-			  totals_time(&d->work_base, d->o),
-			  totals_time(&d->tnew, d->o) -
-			  totals_time(&d->work_new, d->o));
+		two_times(what, sizeof(what), ta, tb);
 	else
 		snprintf(what, sizeof(what), "%s -> %s calls",
 			 fmt_thousands(a, sizeof(a), ca),

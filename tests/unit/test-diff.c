@@ -287,6 +287,13 @@ static void test_waits_apart(void)
 	headline_of(&a, &b, line, sizeof(line));
 	ok(strstr(line, "; waits 821 -> 570 calls"), "waits not timed in a "
 	   "run: their calls (%s)", line);
+	a.rows[0].timed = a.rows[0].calls;
+	a.rows[0].time_ns = a.rows[0].raw_time_ns = 0;
+	a.rows[2].time_ns = a.rows[2].raw_time_ns = 0;
+	b.rows[0].time_ns = b.rows[0].raw_time_ns = 0;
+	headline_of(&a, &b, line, sizeof(line));
+	ok(!strstr(line, "waits"), "waits of no time in both (strace's CPU "
+	   "times): nothing said (%s)", line);
 	rows_of(&c, sleeps);
 	headline_of(&c, &c, line, sizeof(line));
 	is_str(line, "NEW spends the same time in syscalls (0.300 s -> 0.300 "
