@@ -471,6 +471,14 @@ const struct profile_row *profile_row_match(const struct profile *p,
 					    const struct profile_row *r);
 /* Forgets every row (a loader starting over). */
 void profile_rows_clear(struct profile *p);
+/*
+ * Keeps only the rows of syscalls in set, and their sub-rows (report -e,
+ * diff -e; keep.c); expr, the set as written, is added to the run's own
+ * -e for the header.  The run's wall, stops and the rest stay.  0 or
+ * -ENOMEM.
+ */
+int profile_keep(struct profile *p, const struct syscall_set *set,
+		 const char *expr);
 
 /*
  * Naming, the one place: the syscall's name ("fstat64", "syscall_5000",
