@@ -379,7 +379,8 @@ static void waits_lead(struct emit *e, const struct profile *p,
 	fprintf(f, "%.3f s in ", (double)waited / 1e9);
 	for (k = 0; k < WAITS_NAMED; k++) {
 		named[k] = top_row(p, o, true, named, k);
-		if (!named[k])
+		/* The rest, under a hundredth of the waits, say nothing. */
+		if (!named[k] || (k && row_time(named[k], o) * 100 < waited))
 			break;
 		if (k)
 			fputs(", ", f);
