@@ -81,6 +81,19 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
+/*
+ * -e trace=SET (a bare SET too) or -e count=SET into o; a bad set is a
+ * usage error (exit 2), before anything runs or is read.  For report
+ * and diff, trace=SET is the rows kept of the saved runs (cli_keep).
+ */
+void cli_parse_e(struct cli_opts *o, const char *arg);
+/*
+ * report's and diff's -e: p narrowed to the syscalls of -e trace=SET
+ * (profile_keep()), nothing without one; 0, or -1 with the error
+ * printed.
+ */
+int cli_keep(const struct cli_opts *o, struct profile *p);
+
 /* Parses --format's value; -1 when it names no format. */
 int parse_format(const char *s);
 

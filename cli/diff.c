@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * `iotrace diff [-S KEY] [--format=table|json] [-o FILE] [--raw-time]
- * [--fail-if EXPR]... BASE NEW` (or --help): compare two saved runs,
- * each an iotrace JSON profile or an strace -c table.  Exit 0 whatever
+ * `iotrace diff [-S KEY] [--format=table|json] [-e trace=SET] [-o FILE]
+ * [--raw-time] [--fail-if EXPR]... BASE NEW` (or --help): compare two
+ * saved runs, each an iotrace JSON profile or an strace -c table, on the
+ * rows of SET only with -e.  Exit 0 whatever
  * the difference, 1 when a --fail-if term trips, 2 for bad input or a
  * bad expression.
  */
@@ -36,6 +37,9 @@ static void print_diff_help(void)
 	       "Options:\n"
 	       "  -o, --output FILE  write the diff to FILE (default: stdout)\n"
 	       "      --format=FMT   table (default) or json\n"
+	       "  -e trace=SET       only the rows of SET in both runs, as\n"
+	       "                     iotrace -e takes it (names, %%classes,\n"
+	       "                     !negation); totals are those rows'\n"
 	       "  -S KEY             order by the change in time|calls|\n"
 	       "                     errors|avg-time, or by name (default:\n"
 	       "                     time)\n"
@@ -58,7 +62,7 @@ static void parse_diff_options(struct cli_opts *o, struct fail_if *f,
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ho:S:", diff_options,
+	while ((c = getopt_long(argc, argv, ":ho:S:e:", diff_options,
 				NULL)) != -1) {
 		if (c == 'h') {
 			print_diff_help();
@@ -152,6 +156,10 @@ int cmd_diff(struct cli_opts *o, int argc, char **argv)
 		return EXIT_USAGE;
 	if (cli_load(&new, argv[optind + 1]) < 0)
 		goto out_base;
+	if (cli_keep(o, &base) < 0 || cli_keep(o, &new) < 0) {
+		status = 1;
+		goto out_new;
+	}
 	if (diff_build(&d, &base, &new, &o->report) < 0) {
 		error("out of memory");
 		goto out_new;

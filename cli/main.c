@@ -160,7 +160,7 @@ int parse_format(const char *s)
 }
 
 /* -e trace=SET (or a bare SET, as in strace) and -e count=SET. */
-static void parse_e(struct cli_opts *o, const char *arg)
+void cli_parse_e(struct cli_opts *o, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
 	bool count = eq && !strncmp(arg, "count=", 6);
@@ -179,7 +179,8 @@ static void parse_e(struct cli_opts *o, const char *arg)
 		o->tracer.count = set;
 	} else {
 		o->tracer.trace = set;
-		o->trace_expr = arg;	/* the header says what was traced */
+		o->trace_expr = arg;	/* the header says what was traced,
+					   report and diff what they kept */
 	}
 }
 
@@ -278,7 +279,7 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 {
 	switch (c) {
 	case 'e':
-		parse_e(o, optarg);
+		cli_parse_e(o, optarg);
 		break;
 	case 'f': case 'c': case 'C': case 'w':
 		break;
@@ -381,6 +382,10 @@ static void check_applicable(struct cli_opts *o,
 					   cmd->fn == cmd_sweep))
 		usage_error("-U applies to the syscall table ('-- COMMAND', "
 			    "'run', 'report'), not to '%s'", word);
+	if (o->tracer.count && !o->count_only && cmd &&
+	    (cmd->fn == cmd_report || cmd->fn == cmd_diff))
+		usage_error("-e count= applies to a traced run; '%s' takes -e "
+			    "trace=SET, the rows it keeps", word);
 	if (o->truth && !o->baseline)
 		o->baseline = BASELINE_DEFAULT_RUNS;
 	if (!cmd || run || cmd->fn == cmd_sweep)

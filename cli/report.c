@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * `iotrace report FILE [--format=F] [-S KEY] [-U COLUMNS] [-o OUT]
- * [--raw-time]` (or
- * --help):
+ * `iotrace report FILE [--format=F] [-S KEY] [-U COLUMNS] [-e trace=SET]
+ * [-o OUT] [--raw-time]` (or --help):
  * print a saved run again.  FILE is an iotrace JSON profile or a saved
  * strace -c table.  The text report is rendered from profile fields only,
- * so a JSON profile prints the same header line and table the run did.
- * Also home of cli_load(), which diff shares: one line and exit 2 for any
- * file that is not a whole profile.
+ * so a JSON profile prints the same header line and table the run did;
+ * -e keeps the rows of a syscall set, as iotrace -e traces one.
+ * Also home of cli_load() and cli_keep(), which diff shares: one line and
+ * exit 2 for any file that is not a whole profile.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +27,15 @@ int cli_load(struct profile *p, const char *path)
 	else
 		error("cannot read '%s': %s", path, e.msg);
 	return -1;
+}
+
+int cli_keep(const struct cli_opts *o, struct profile *p)
+{
+	if (!o->tracer.trace)
+		return 0;
+	if (profile_keep(p, o->tracer.trace, o->trace_expr) < 0)
+		return error("out of memory");
+	return 0;
 }
 
 static const struct option report_options[] = {
@@ -84,6 +93,13 @@ bool cli_parse_report_option(struct cli_opts *o, int c)
 	case 'v':
 		o->report.verbose = true;
 		break;
+	case 'e':
+		/* After report's or diff's word: saved runs only. */
+		if (!strncmp(optarg, "count=", 6))
+			usage_error("-e count= applies to a traced run; report "
+				    "and diff take -e trace=SET");
+		cli_parse_e(o, optarg);
+		break;
 	default:
 		return stacks_parse_report_option(o, c);
 	}
@@ -132,6 +148,9 @@ static void print_report_help(void)
 	       "                     max-time, calls, errors, name) and\n"
 	       "                     avg-ns, bytes, untraced-percent,\n"
 	       "                     p50, p90, p99\n"
+	       "  -e trace=SET       only the rows of SET, as iotrace -e\n"
+	       "                     takes it (names, %%classes, !negation);\n"
+	       "                     totals are those rows'\n"
 	       "      --raw-time     times without the calibrated stop\n"
 	       "                     overhead subtracted\n"
 	       "  -v, --verbose      the engine's bookkeeping under the\n"
@@ -151,7 +170,7 @@ int cmd_report(struct cli_opts *o, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ho:S:U:v", report_options,
+	while ((c = getopt_long(argc, argv, ":ho:S:U:ve:", report_options,
 				NULL)) != -1) {
 		if (c == 'h') {
 			print_report_help();
@@ -168,6 +187,11 @@ int cmd_report(struct cli_opts *o, int argc, char **argv)
 	if (cli_load(&p, argv[optind]) < 0) {
 		outfile_abort(&folded);
 		return EXIT_USAGE;
+	}
+	if (cli_keep(o, &p) < 0) {
+		outfile_abort(&folded);
+		profile_release(&p);
+		return 1;
 	}
 	status = render_to(o, &p) < 0 ? 1 : 0;
 	if (folded_commit(o, &p, &folded) < 0)

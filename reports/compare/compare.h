@@ -39,6 +39,11 @@ struct diff {
 	struct diff_sub *subs;		/* diff-breakdown.c */
 	size_t nsubs;
 	struct profile_totals tbase, tnew;
+	/* The calls that do not wait (profile_row_waits()) of each run:
+	   the headline ranks them, and says the waits apart, when a run
+	   has both; waits_apart false: one kind only, all rows ranked. */
+	struct profile_totals work_base, work_new;
+	bool waits_apart;
 	const struct report_opts *o;
 };
 
@@ -57,10 +62,15 @@ extern const char diff_sort_keys[];	/* "time, calls, ..." for messages */
 
 /*
  * The row that explains most of the change: the largest change in time,
- * then in calls.  NULL when there are no rows.
+ * then in calls; of the calls that work when the runs have waits apart.
+ * NULL when there are no rows.
  */
 const struct diff_row *diff_top(const struct diff *d);
-/* "NEW spends 4.1x less time in syscalls (0.579 s -> 0.141 s): ..." */
+/*
+ * "NEW spends 4.1x less time in syscalls (0.579 s -> 0.141 s): ...": the
+ * work, ranked; then "; waits 43.2 s -> 0.8 s in 19 -> 12 threads" where
+ * a run has calls that wait.
+ */
 void diff_headline(const struct diff *d, char *buf, size_t size);
 
 /* --- walls and noise (diff-wall.c) --- */

@@ -3,7 +3,10 @@
  * Pairing the rows of two profiles by syscall (personality and name),
  * ordering the pairs by how much they changed, and saying the result in
  * one line: how much more or less time NEW spends in syscalls, and which
- * syscall explains most of it.
+ * syscall explains most of it.  The line ranks work: calls that wait
+ * (futex in a Java run's idle threads, a shell's wait4) are a syscall
+ * fact (profile_row_waits()), and their time, another task's pace, is
+ * said after it, with the threads that waited.  The table keeps them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -66,6 +69,11 @@ int diff_build(struct diff *d, const struct profile *base,
 	}
 	profile_totals(base, &d->tbase);
 	profile_totals(new, &d->tnew);
+	profile_totals_where(base, &d->work_base, profile_row_works);
+	profile_totals_where(new, &d->work_new, profile_row_works);
+	d->waits_apart = (d->work_base.calls || d->work_new.calls) &&
+			 (d->work_base.calls < d->tbase.calls ||
+			  d->work_new.calls < d->tnew.calls);
 	if (diff_build_subs(d) < 0) {
 		diff_release(d);
 		return -ENOMEM;
@@ -176,6 +184,24 @@ int diff_sort(struct diff *d, const char *key)
 	return -EINVAL;
 }
 
+/* Whether the headline ranks r: work, or every row with one kind only. */
+static bool ranked(const struct diff *d, const struct diff_row *r)
+{
+	return !d->waits_apart ||
+	       profile_row_works(r->base ? r->base : r->new);
+}
+
+/* The totals the headline ranks: the work's, or every row's. */
+static const struct profile_totals *ranked_base(const struct diff *d)
+{
+	return d->waits_apart ? &d->work_base : &d->tbase;
+}
+
+static const struct profile_totals *ranked_new(const struct diff *d)
+{
+	return d->waits_apart ? &d->work_new : &d->tnew;
+}
+
 /* Ties in time (strace's 0.000000 rows) go to the change in calls. */
 static bool explains_more(const struct diff *d, const struct diff_row *a,
 			  const struct diff_row *b)
@@ -193,7 +219,8 @@ const struct diff_row *diff_top(const struct diff *d)
 	size_t i;
 
 	for (i = 0; i < d->nrows; i++)
-		if (!top || explains_more(d, &d->rows[i], top))
+		if (ranked(d, &d->rows[i]) &&
+		    (!top || explains_more(d, &d->rows[i], top)))
 			top = &d->rows[i];
 	return top;
 }
@@ -284,7 +311,8 @@ static const struct diff_row *top_by_calls(const struct diff *d)
 	size_t i;
 
 	for (i = 0; i < d->nrows; i++)
-		if (magnitude(d_calls(d, &d->rows[i])) &&
+		if (ranked(d, &d->rows[i]) &&
+		    magnitude(d_calls(d, &d->rows[i])) &&
 		    (!top || magnitude(d_calls(d, &d->rows[i])) >
 				     magnitude(d_calls(d, top))))
 			top = &d->rows[i];
@@ -303,15 +331,16 @@ static void how_many(char *buf, size_t size, uint64_t a, uint64_t b)
  */
 static bool untimed_headline(const struct diff *d, char *buf, size_t size)
 {
+	const struct profile_totals *ta = ranked_base(d), *tb = ranked_new(d);
 	const struct diff_row *top = top_by_calls(d);
-	uint64_t a = d->tbase.calls, b = d->tnew.calls;
+	uint64_t a = ta->calls, b = tb->calls;
 	char many[32], ca[32], cb[32], why[128] = "";
 	const char *which;
 
-	if (d->tbase.timed && d->tnew.timed)
+	if (ta->timed && tb->timed)
 		return false;
-	which = !d->tbase.timed && !d->tnew.timed ? "both runs were" :
-		!d->tbase.timed ? "BASE was" : "NEW was";
+	which = !ta->timed && !tb->timed ? "both runs were" :
+		!ta->timed ? "BASE was" : "NEW was";
 	how_many(many, sizeof(many), a, b);
 	if (top)
 		explain(why, sizeof(why), d, top);
@@ -357,12 +386,13 @@ static void times_only(const struct diff *d, const struct diff_row *top,
 	}
 }
 
-void diff_headline(const struct diff *d, char *buf, size_t size)
+/* The headline's first part: the ranked calls' time and the culprit. */
+static void work_headline(const struct diff *d, char *buf, size_t size)
 {
-	uint64_t a = totals_time(&d->tbase, d->o);
-	uint64_t b = totals_time(&d->tnew, d->o);
-	uint64_t u = uncertainty(d, d->base, &d->tbase) +
-		     uncertainty(d, d->new, &d->tnew);
+	uint64_t a = totals_time(ranked_base(d), d->o);
+	uint64_t b = totals_time(ranked_new(d), d->o);
+	uint64_t u = uncertainty(d, d->base, ranked_base(d)) +
+		     uncertainty(d, d->new, ranked_new(d));
 	const struct diff_row *top = diff_top(d);
 	const struct diff_row *counted = top_by_calls(d);
 	char much[32], times[64], why[160] = "", also[96] = "";
@@ -408,4 +438,63 @@ void diff_headline(const struct diff *d, char *buf, size_t size)
 	}
 	snprintf(buf, size, "NEW spends %s time in syscalls (%s)%s%s", much,
 		 times, why, also);
+}
+
+/* " in 19 -> 12 threads"; false where a run with waits did not count them. */
+static bool threads(char *buf, size_t size, const struct diff *d,
+		    uint64_t calls_a, uint64_t calls_b)
+{
+	uint64_t a = d->base->wait_tasks, b = d->new->wait_tasks;
+	char ta[32], tb[32];
+
+	if ((calls_a && !a) || (calls_b && !b))
+		return false;
+	snprintf(buf, size, " in %s%s -> %s%s %s",
+		 a >= PROFILE_WAITERS_MAX ? "at least " : "",
+		 fmt_thousands(ta, sizeof(ta), a),
+		 b >= PROFILE_WAITERS_MAX ? "at least " : "",
+		 fmt_thousands(tb, sizeof(tb), b), b == 1 ? "thread" :
+		 "threads");
+	return true;
+}
+
+/*
+ * "; waits 43.675 s -> 0.837 s in 19 -> 12 threads": the calls that wait,
+ * apart from the work, as times where both runs timed every one (none
+ * when both took no time), else as calls; the threads where the runs
+ * counted them (saved runs before that, strace's tables, did not).
+ */
+static void waits_clause(const struct diff *d, char *buf, size_t size)
+{
+	uint64_t ca = d->tbase.calls - d->work_base.calls;
+	uint64_t cb = d->tnew.calls - d->work_new.calls;
+	bool timed = d->tbase.timed - d->work_base.timed == ca &&
+		     d->tnew.timed - d->work_new.timed == cb;
+	uint64_t ta = totals_time(&d->tbase, d->o) -
+		      totals_time(&d->work_base, d->o);
+	uint64_t tb = totals_time(&d->tnew, d->o) -
+		      totals_time(&d->work_new, d->o);
+	char what[64], a[32], b[32], who[96] = "";
+
+	/* strace's tables of CPU time: a futex of 0.000000 s says nothing. */
+	if (timed && !ta && !tb)
+		return;
+	if (timed)
+		two_times(what, sizeof(what), ta, tb);
+	else
+		snprintf(what, sizeof(what), "%s -> %s calls",
+			 fmt_thousands(a, sizeof(a), ca),
+			 fmt_thousands(b, sizeof(b), cb));
+	threads(who, sizeof(who), d, ca, cb);
+	snprintf(buf, size, "; waits %s%s", what, who);
+}
+
+void diff_headline(const struct diff *d, char *buf, size_t size)
+{
+	size_t n;
+
+	work_headline(d, buf, size);
+	n = strlen(buf);
+	if (d->waits_apart && n < size)
+		waits_clause(d, buf + n, size - n);
 }

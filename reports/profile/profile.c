@@ -182,10 +182,18 @@ int profile_add(struct profile *p, const struct tracer_event *ev)
 
 void profile_totals(const struct profile *p, struct profile_totals *t)
 {
+	profile_totals_where(p, t, NULL);
+}
+
+void profile_totals_where(const struct profile *p, struct profile_totals *t,
+			  bool (*keep)(const struct profile_row *r))
+{
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < p->nrows; i++) {
+		if (keep && !keep(&p->rows[i]))
+			continue;
 		t->calls += p->rows[i].calls;
 		t->errors += p->rows[i].errors;
 		t->timed += p->rows[i].timed;

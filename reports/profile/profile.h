@@ -471,6 +471,14 @@ const struct profile_row *profile_row_match(const struct profile *p,
 					    const struct profile_row *r);
 /* Forgets every row (a loader starting over). */
 void profile_rows_clear(struct profile *p);
+/*
+ * Keeps only the rows of syscalls in set, and their sub-rows (report -e,
+ * diff -e; keep.c); expr, the set as written, is added to the run's own
+ * -e for the header.  The run's wall, stops and the rest stay.  0 or
+ * -ENOMEM.
+ */
+int profile_keep(struct profile *p, const struct syscall_set *set,
+		 const char *expr);
 
 /*
  * Naming, the one place: the syscall's name ("fstat64", "syscall_5000",
@@ -536,6 +544,9 @@ struct profile_totals {
 	uint64_t time_us, raw_time_us;
 };
 void profile_totals(const struct profile *p, struct profile_totals *t);
+/* The same over the rows keep says yes to (NULL: every row). */
+void profile_totals_where(const struct profile *p, struct profile_totals *t,
+			  bool (*keep)(const struct profile_row *r));
 
 /* Fills exit from a wait status and the signal iotrace got, if any. */
 void profile_set_exit(struct profile *p, int wait_status, int fatal_signal);
@@ -550,6 +561,8 @@ void profile_set_exit(struct profile *p, int wait_status, int fatal_signal);
 void profile_untraced(const struct profile *p, struct profile_estimate *e);
 /* Calls that wait for other processes or events (wait4, poll, futex...). */
 bool profile_row_waits(const struct profile_row *r);
+/* The others: calls that do the program's own work. */
+bool profile_row_works(const struct profile_row *r);
 
 /* IO_NONE, IO_UNSIZED or the index of the size argument of a syscall. */
 int profile_io_arg(const char *name);

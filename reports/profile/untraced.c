@@ -48,6 +48,11 @@ bool profile_row_waits(const struct profile_row *r)
 	return f && (f->flags & SF_WAITS);
 }
 
+bool profile_row_works(const struct profile_row *r)
+{
+	return !profile_row_waits(r);
+}
+
 static uint64_t minus(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : 0;

@@ -337,6 +337,9 @@ void findings_peer_waits(struct emit *e, const struct profile *p,
 
 	for (i = 0; i < b->nsubs; i++) {
 		io = &b->subs[i];
+		/* A call that waits is no work, wherever it waits. */
+		if (profile_row_waits(&p->rows[io->row]))
+			continue;
 		if (!waits_on_peer(profile_file_at(b, io->key)) &&
 		    (io->key2 == PROFILE_KEY_NONE ||
 		     !waits_on_peer(profile_file_at(b, io->key2))))
@@ -350,7 +353,7 @@ void findings_peer_waits(struct emit *e, const struct profile *p,
 	fprintf(f, "%s calls on pipes or sockets took ",
 		fmt_thousands(n, sizeof(n), calls));
 	findings_print_share(f, p, o, peer);
-	fputs(" of syscall time: they wait for the other end, so their "
+	fputs(": they wait for the other end, so their "
 	      "times are its pace as much as this process's work.", f);
 	finding_end(e);
 }
@@ -456,7 +459,7 @@ void findings_after_blocking(struct emit *e, const struct profile *p,
 	char n[32];
 	FILE *f;
 
-	profile_totals(p, &t);
+	profile_totals_where(p, &t, profile_row_works);
 	dev = device_time(p, o, &calls);
 	if (!busy || calls < BLOCK_MIN_CALLS || t.timed < 2 * calls ||
 	    pct(dev, busy) < threshold || !(f = finding_begin(e, "%s", "")))
@@ -464,7 +467,6 @@ void findings_after_blocking(struct emit *e, const struct profile *p,
 	fprintf(f, "%s calls waited for the device (O_DIRECT or O_SYNC "
 		"I/O) and took ", fmt_thousands(n, sizeof(n), calls));
 	findings_print_share(f, p, o, dev);
-	fputs(" of syscall time", f);
 	print_cold(f, p, o);
 	fputc('.', f);
 	finding_end(e);

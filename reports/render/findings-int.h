@@ -77,7 +77,8 @@ void finding_end(struct emit *e);
 /*
  * ns as a share of the time in syscalls as the table's % time column has
  * it (every row's time, waits too, as o wants the times) and prints it:
- * "25.57%".
+ * "25.57% of syscall time"; where calls that wait hold a tenth of that
+ * or more, " (38% of the work, waits apart)" after it.
  */
 void findings_print_share(FILE *f, const struct profile *p,
 			  const struct report_opts *o, uint64_t ns);

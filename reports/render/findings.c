@@ -18,6 +18,9 @@
 #define TINY_MIN_CALLS 1000	/* fewer calls cannot cost much */
 #define SUGGESTED_BUF 65536	/* the buffer the tiny-io rule suggests */
 #define OUTSIDE_MIN_WALL_NS 50000000ull /* too short a run says nothing */
+#define WAITS_APART_PCT 10	/* waits this share of the table's time:
+				   a share of it is said of the work too */
+#define WAITS_NAMED 3		/* calls that wait a finding names */
 
 struct rule {
 	const char *id;
@@ -73,15 +76,24 @@ void finding_end(struct emit *e)
  * printed over the total of the rows' printed microseconds, so a
  * finding about one row quotes that row's cell (with the fast path's
  * sub-microsecond calls the nanosecond total and the cells' can differ
- * in the last digit).
+ * in the last digit).  Where calls that wait hold a good part of that
+ * total, the share of the work follows, so a wait4 spanning the run or
+ * idle threads' futex do not make the work look small.
  */
 void findings_print_share(FILE *f, const struct profile *p,
 			  const struct report_opts *o, uint64_t ns)
 {
+	uint64_t busy = findings_busy_time(p, o), all, waits;
 	struct profile_totals t;
 
 	profile_totals(p, &t);
-	fprintf(f, "%.2f%%", pct(profile_round_us(ns), totals_time_us(&t, o)));
+	fprintf(f, "%.2f%% of syscall time",
+		pct(profile_round_us(ns), totals_time_us(&t, o)));
+	all = totals_time(&t, o);
+	waits = all > busy ? all - busy : 0;
+	if (busy && pct(waits, all) >= WAITS_APART_PCT)
+		fprintf(f, " (%.0f%% of the work, waits apart)",
+			pct(ns, busy));
 }
 
 uint64_t findings_busy_time(const struct profile *p,
@@ -232,7 +244,6 @@ static void sync_heavy(struct emit *e, const struct profile *p,
 			fmt_thousands(calls, sizeof(calls), r->calls),
 			plural(r->calls, "call", "calls"));
 		findings_print_share(f, p, o, row_time(r, o));
-		fputs(" of syscall time", f);
 		if (nwrites && row_time(r, o) > writes)
 			fprintf(f, ", %.1fx the %.3f ms of the %s %s it "
 				"flushed: the page cache absorbed them, the "
@@ -256,15 +267,21 @@ static void outside_syscalls(struct emit *e, const struct profile *p,
 			     const struct report_opts *o, double threshold)
 {
 	const struct profile_baseline *b = &p->baseline;
+	uint64_t busy = findings_busy_time(p, o);
 	struct profile_estimate est;
 	struct profile_totals t;
 	double outside;
+	bool waited;
 	FILE *f;
 
+	/* Waits are in syscalls but are no work: idle threads' futex would
+	   pass the wall, and silence the rule, however busy the rest. */
 	profile_totals(p, &t);
+	waited = busy < totals_time(&t, o);
+	profile_totals_where(p, &t, profile_row_works);
 	profile_untraced(p, &est);
 	if (!p->exit.known || p->wall_ns < OUTSIDE_MIN_WALL_NS ||
-	    t.timed != t.calls || totals_time(&t, o) > p->wall_ns)
+	    t.timed != t.calls || busy > p->wall_ns)
 		return;
 	if (b->runs) {
 		/* Measured: what the --baseline line leaves to user space. */
@@ -276,10 +293,12 @@ static void outside_syscalls(struct emit *e, const struct profile *p,
 				"own code, not in syscalls.", outside);
 	} else if (!est.known) {
 		/* The header's share of wall, the rest of it. */
-		outside = 100.0 - pct(totals_time(&t, o), p->wall_ns);
+		outside = 100.0 - pct(busy, p->wall_ns);
 		if (outside >= threshold && (f = finding_begin(e, "%s", "")))
-			fprintf(f, "%.1f%% of wall time was outside syscalls "
-				"(user space or tracing overhead).", outside);
+			fprintf(f, "%.1f%% of wall time was outside syscalls"
+				"%s (user space%s or tracing overhead).",
+				outside, waited ? " that work" : "",
+				waited ? ", calls that wait" : "");
 	} else if (est.resolved && est.syscall_ns < est.wall_ns) {
 		outside = 100.0 - pct(est.syscall_ns, est.wall_ns);
 		if (outside >= threshold && (f = finding_begin(e, "%s", "")))
@@ -292,6 +311,91 @@ static void outside_syscalls(struct emit *e, const struct profile *p,
 		finding_end(e);
 }
 
+/* The row of most time that waits (waits) or works, not in skip[]. */
+static const struct profile_row *top_row(const struct profile *p,
+					 const struct report_opts *o,
+					 bool waits,
+					 const struct profile_row *const *skip,
+					 size_t nskip)
+{
+	const struct profile_row *r, *top = NULL;
+	size_t i, k;
+
+	for (i = 0; i < p->nrows; i++) {
+		r = &p->rows[i];
+		if (!r->calls || profile_row_waits(r) != waits)
+			continue;
+		for (k = 0; k < nskip && skip[k] != r; k++)
+			;
+		if (k == nskip && (!top || row_time(r, o) > row_time(top, o)))
+			top = r;
+	}
+	return top;
+}
+
+/* "futex 43.000 s (809 calls)" */
+static void print_row_time(FILE *f, const struct profile_row *r,
+			   const struct report_opts *o)
+{
+	char label[PROFILE_ROW_LABEL_MAX], calls[32];
+
+	fprintf(f, "%s %.3f s (%s %s)", profile_row_label(r, label,
+		sizeof(label)), (double)row_time(r, o) / 1e9,
+		fmt_thousands(calls, sizeof(calls), r->calls),
+		plural(r->calls, "call", "calls"));
+}
+
+/*
+ * The table keeps strace's order, so idle threads' futex or a parent's
+ * wait4 can lead it: where calls that wait hold most of its time, say
+ * so, how long and by how many threads they waited, and which call led
+ * the work (the header and -k's call sites rank it already).
+ */
+static void waits_lead(struct emit *e, const struct profile *p,
+		       const struct report_opts *o, double threshold)
+{
+	const struct profile_row *named[WAITS_NAMED], *work;
+	uint64_t busy = findings_busy_time(p, o), all, waited;
+	struct profile_totals t;
+	char n[32];
+	size_t k;
+	FILE *f;
+
+	profile_totals(p, &t);
+	all = totals_time(&t, o);
+	waited = all > busy ? all - busy : 0;
+	if (!waited || pct(waited, all) < threshold ||
+	    !(f = finding_begin(e, "%s", "")))
+		return;
+	fprintf(f, "%.2f%% of syscall time was in calls that wait, not work: ",
+		pct(profile_round_us(waited), totals_time_us(&t, o)));
+	if (p->wait_tasks)
+		fprintf(f, "%s%s %s waited ", p->wait_tasks >=
+			PROFILE_WAITERS_MAX ? "at least " : "",
+			fmt_thousands(n, sizeof(n), p->wait_tasks),
+			plural(p->wait_tasks, "thread", "threads"));
+	else
+		fputs("waited ", f);
+	fprintf(f, "%.3f s in ", (double)waited / 1e9);
+	for (k = 0; k < WAITS_NAMED; k++) {
+		named[k] = top_row(p, o, true, named, k);
+		/* The rest, under a hundredth of the waits, say nothing. */
+		if (!named[k] || (k && row_time(named[k], o) * 100 < waited))
+			break;
+		if (k)
+			fputs(", ", f);
+		print_row_time(f, named[k], o);
+	}
+	work = top_row(p, o, false, NULL, 0);
+	if (work && busy) {
+		fprintf(f, "; the work took %.3f s, led by ",
+			(double)busy / 1e9);
+		print_row_time(f, work, o);
+	}
+	fputc('.', f);
+	finding_end(e);
+}
+
 /* The rules, in the order their findings print. */
 static const struct rule rules[] = {
 	{ "tiny-io", tiny_io, 4096 },		/* mean bytes per call below */
@@ -300,6 +404,7 @@ static const struct rule rules[] = {
 	{ "sync-heavy", sync_heavy, 50 },	/* % of syscall time */
 	{ "user-copy", findings_user_copy, 1000000 }, /* bytes, at least */
 	{ "outside-syscalls", outside_syscalls, 80 }, /* % of wall */
+	{ "waits", waits_lead, 50 },		/* % of syscall time */
 	{ "peer-waits", findings_peer_waits, 10 }, /* % of syscall time */
 	{ "after-blocking", findings_after_blocking, 50 }, /* % on device */
 	/* % of the bytes written still in memory at exit: the line */

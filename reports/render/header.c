@@ -77,6 +77,8 @@ static void print_bare(FILE *f, const struct profile *p,
 
 	fprintf(f, "%s: %llu syscalls", p->source,
 		(unsigned long long)t->calls);
+	if (p->trace_expr[0])
+		fprintf(f, " of -e trace=%s", p->trace_expr);
 	if (!t->timed && t->calls)
 		fputs(", counted only (not timed; no wall time recorded)\n",
 		      f);

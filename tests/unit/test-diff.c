@@ -241,6 +241,68 @@ static void test_percent_of_base(void)
 	profile_release(&d);
 }
 
+/*
+ * Issue 22: a Java run's idle threads in futex led the headline ("52.2x
+ * less time in syscalls (43.675 s -> 0.837 s): futex calls 809 -> 570")
+ * while its writes were the work.  The headline ranks the work, then
+ * says the waits apart, with the threads that waited; the table keeps
+ * every row.
+ */
+static void test_waits_apart(void)
+{
+	static const struct rowspec base[] = {
+		{ "futex", 809, 43000000000ull }, { "write", 1000000,
+		600000000 }, { "poll", 12, 75000000 }, { "openat", 40,
+		2000000 }, { NULL, 0, 0 } };
+	static const struct rowspec new[] = {
+		{ "futex", 570, 800000000 }, { "write", 123, 30000000 },
+		{ "openat", 40, 2000000 }, { NULL, 0, 0 } };
+	static const struct rowspec sleeps[] = {
+		{ "nanosleep", 3, 300000000 }, { NULL, 0, 0 } };
+	struct report_opts o = { .format = FMT_TABLE };
+	struct profile a, b, c;
+	struct diff d;
+	char line[512];
+
+	rows_of(&a, base);
+	rows_of(&b, new);
+	a.wait_tasks = 19;
+	b.wait_tasks = 12;
+	headline_of(&a, &b, line, sizeof(line));
+	is_str(line, "NEW spends 18.8x less time in syscalls (0.602 s -> "
+	       "0.032 s, one run each): write calls 1,000,000 -> 123; waits "
+	       "43.075 s -> 0.800 s in 19 -> 12 threads",
+	       "the work ranked, the waits apart");
+	diff_build(&d, &a, &b, &o);
+	is_str(d.rows[0].name, "futex", "the table keeps futex, first by "
+	       "its change in time");
+	is_int(d.nrows, 4, "and every row");
+	diff_release(&d);
+	b.wait_tasks = 0;
+	headline_of(&a, &b, line, sizeof(line));
+	ok(strstr(line, "; waits 43.075 s -> 0.800 s") &&
+	   !strstr(line, "threads"), "no count of threads where a run has "
+	   "none (%s)", line);
+	a.rows[0].timed = 0;
+	headline_of(&a, &b, line, sizeof(line));
+	ok(strstr(line, "; waits 821 -> 570 calls"), "waits not timed in a "
+	   "run: their calls (%s)", line);
+	a.rows[0].timed = a.rows[0].calls;
+	a.rows[0].time_ns = a.rows[0].raw_time_ns = 0;
+	a.rows[2].time_ns = a.rows[2].raw_time_ns = 0;
+	b.rows[0].time_ns = b.rows[0].raw_time_ns = 0;
+	headline_of(&a, &b, line, sizeof(line));
+	ok(!strstr(line, "waits"), "waits of no time in both (strace's CPU "
+	   "times): nothing said (%s)", line);
+	rows_of(&c, sleeps);
+	headline_of(&c, &c, line, sizeof(line));
+	is_str(line, "NEW spends the same time in syscalls (0.300 s -> 0.300 "
+	       "s, one run each)", "only waits: they are what is ranked");
+	profile_release(&a);
+	profile_release(&b);
+	profile_release(&c);
+}
+
 /* Each expression against BASE -> NEW of runs(): 1 trips, 0 not. */
 static const struct {
 	const char *expr;
@@ -483,6 +545,7 @@ int main(void)
 	test_zero_times();
 	test_calls_beside_time();
 	test_percent_of_base();
+	test_waits_apart();
 	test_subs();
 	test_subs_unchanged();
 	test_fail_if();

@@ -248,11 +248,12 @@ static void test_sync_heavy(void)
 	row(&p, "sync", 1, 0, 300000);
 	row(&p, "write", 300, 300 << 16, 200000);
 	row(&p, "openat", 10, 0, 500000);
-	expect(&p, "sync-heavy", "- sync: 1 call took 10.00% of syscall time, "
-	       "1.5x the 0.200 ms of the 300 writes it flushed: the page "
-	       "cache absorbed them, the cost moved to the flush.\n",
+	expect(&p, "sync-heavy", "- sync: 1 call took 10.00% of syscall time "
+	       "(30% of the work, waits apart), 1.5x the 0.200 ms of the 300 "
+	       "writes it flushed: the page cache absorbed them, the cost "
+	       "moved to the flush.\n",
 	       "a flush dearer than its writes speaks, with the table's "
-	       "share (the wait4 in it), not 30% of the time waits left out");
+	       "share (the wait4 in it), then the work's (waits left out)");
 	profile_release(&p);
 
 	fresh(&p);
@@ -628,6 +629,52 @@ static void test_untraced(void)
 	profile_release(&p);
 }
 
+/*
+ * Issue 22: a Java-like run, 19 threads idle in futex for the whole run
+ * while one writes.  The table keeps futex first; the waits finding says
+ * it is waiting, how long and by how many threads, and which call led
+ * the work; outside-syscalls is no longer silenced by waits that pass
+ * the wall, nor computed from them.
+ */
+static void test_waits(void)
+{
+	struct profile p;
+
+	fresh(&p);
+	p.wall_ns = 4000000000ull;
+	p.wait_tasks = 19;
+	row(&p, "futex", 809, 0, 43000000000ull);
+	row(&p, "write", 1000000, 1000000, 600000000ull);
+	row(&p, "poll", 12, 0, 1000000000ull);
+	row(&p, "epoll_wait", 3, 0, 75000000ull);
+	row(&p, "openat", 40, 0, 2000000ull);
+	expect(&p, "waits", "- 98.65% of syscall time was in calls that wait, "
+	       "not work: 19 threads waited 44.075 s in futex 43.000 s (809 "
+	       "calls), poll 1.000 s (12 calls); the work took 0.602 s, led "
+	       "by write 0.600 s (1,000,000 calls).\n", "futex said apart, "
+	       "epoll_wait's 0.2% of the waits not named");
+	expect(&p, "outside-syscalls", "- 85.0% of wall time was outside "
+	       "syscalls that work (user space, calls that wait or tracing "
+	       "overhead).\n", "the work's share, waits apart");
+	p.wait_tasks = 0;
+	expect(&p, "waits", "- 98.65% of syscall time was in calls that wait, "
+	       "not work: waited 44.075 s in futex 43.000 s (809 calls), poll "
+	       "1.000 s (12 calls); the work took 0.602 s, led by write 0.600 "
+	       "s (1,000,000 calls).\n", "no count of threads where the run "
+	       "has none");
+	row(&p, "futex", 809, 0, 500000000ull);
+	row(&p, "poll", 12, 0, 0);
+	expect(&p, "waits", "", "silent where waits are under half the time");
+	profile_release(&p);
+
+	fresh(&p);
+	row(&p, "nanosleep", 3, 0, 300000000ull);
+	expect(&p, "waits", "- 100.00% of syscall time was in calls that "
+	       "wait, not work: waited 0.300 s in nanosleep 0.300 s (3 "
+	       "calls).\n", "only waits: no work to name");
+	profile_release(&p);
+}
+
 /* The % time cell of the table's row for syscall name, in text. */
 static void table_cell(const char *text, const char *name, char *cell)
 {
@@ -648,7 +695,7 @@ static void table_cell(const char *text, const char *name, char *cell)
  */
 static void test_shares_are_the_table(void)
 {
-	char *text = NULL, cell[16], want[64];
+	char *text = NULL, cell[16], want[128];
 	struct profile_sub *v;
 	struct profile p;
 	size_t len = 0;
@@ -669,7 +716,7 @@ static void test_shares_are_the_table(void)
 	fclose(m);
 	table_cell(text, "sync", cell);
 	snprintf(want, sizeof(want), "- sync: 1 call took %s%% of syscall "
-		 "time, ", cell);
+		 "time (70%% of the work, waits apart), ", cell);
 	ok(!strcmp(cell, "31.21") && strstr(text, want),
 	   "sync: %s%%, as its row's %% time", cell);
 	ok(strstr(text, "- 307 calls on pipes or sockets took 5.32% of "
@@ -808,6 +855,7 @@ int main(void)
 	test_device_writes();
 	test_untraced();
 	test_peer_waits();
+	test_waits();
 	test_after_blocking();
 	test_user_copy();
 	test_outside();

@@ -624,7 +624,8 @@ static bool device_gained(json_t *doc)
  * equal seconds now from the seconds cells as printed; geteuid's call
  * clamped to 0 ns by the correction now a line of its own, not a
  * "0 -> 1" bucket; the header the one line of a run with no untraced
- * picture, its engine line under -v only), and saves as
+ * picture, its engine line under -v only; the waits finding on the
+ * shell's wait4, which holds most of the syscall time), and saves as
  * it was with "breakdowns" (and a null "baseline") added, and "device"
  * on its files on a block device.
  */

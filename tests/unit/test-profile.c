@@ -270,6 +270,90 @@ static void test_many_rows(void)
 	profile_release(&p);
 }
 
+/* A row of calls timed at ns in all, for profile_keep()'s tests. */
+static struct profile_row *row(struct profile *p, const char *name,
+			       uint64_t calls, uint64_t ns)
+{
+	struct profile_row *r = profile_row_get(p, name);
+
+	r->calls = r->timed = calls;
+	r->time_ns = r->raw_time_ns = ns;
+	return r;
+}
+
+/* The file sub-row of the row named name, on file f. */
+static struct profile_sub *sub(struct profile *p, const char *name,
+			       uint32_t f, uint64_t calls)
+{
+	const struct profile_row *r = profile_row_find(p, name);
+	struct profile_sub *s = profile_io_get(p, f, PROFILE_FILE_NONE,
+					       (uint32_t)(r - p->rows));
+
+	s->calls = calls;
+	return s;
+}
+
+/*
+ * report -e and diff -e: the rows outside the set go, with their
+ * sub-rows; those kept are found by name and index as before, the
+ * totals are theirs, and the threads that waited are said only while
+ * every call that waits is kept.
+ */
+static void test_keep(void)
+{
+	struct profile_file key = { .kind = FD_REG };
+	const struct profile_breakdown *b;
+	const struct profile_sub *s;
+	struct syscall_set set;
+	struct profile_totals t;
+	struct profile p;
+	char bad[64];
+	uint32_t f;
+
+	profile_init(&p);
+	row(&p, "futex", 809, 43000000000ull);
+	row(&p, "openat", 3, 3000);
+	row(&p, "write", 1000, 1000000);
+	row(&p, "read", 5, 5000);
+	snprintf(key.path, sizeof(key.path), "/tmp/out");
+	f = (uint32_t)profile_file_get(&p, &key);
+	sub(&p, "openat", f, 3);
+	sub(&p, "write", f, 1000);
+	sub(&p, "read", f, 5);
+	p.wait_tasks = 19;
+	syscall_set_parse(&set, "write,read", bad, sizeof(bad));
+	is_int(profile_keep(&p, &set, "write,read"), 0, "keep write,read");
+	is_int(p.nrows, 2, "two rows left");
+	profile_totals(&p, &t);
+	ok(t.calls == 1005 && t.time_ns == 1005000, "totals are the rows' "
+	   "kept (%llu calls)", (unsigned long long)t.calls);
+	b = profile_files(&p);
+	is_int(b->nsubs, 2, "their sub-rows only");
+	s = profile_sub_find(b, f, PROFILE_FILE_NONE, (uint32_t)
+			     (profile_row_find(&p, "read") - p.rows));
+	ok(s && s->calls == 5, "read's sub-row under its new index");
+	ok(profile_row_find(&p, "write") && profile_row_find(&p, "write")->calls
+	   == 1000 && !profile_row_find(&p, "futex"), "found by name");
+	ok(profile_row_get(&p, "close") && p.nrows == 3 &&
+	   profile_row_find(&p, "close") == &p.rows[2], "a row added after");
+	is_int((int)p.wait_tasks, 0, "futex gone: no count of waiters");
+	is_str(p.trace_expr, "write,read", "the header says the set");
+	profile_release(&p);
+
+	profile_init(&p);
+	row(&p, "futex", 809, 43000000000ull);
+	row(&p, "openat", 3, 3000);
+	row(&p, "write", 1000, 1000000);
+	p.wait_tasks = 19;
+	profile_set_trace_expr(&p, "%file,write,futex");
+	syscall_set_parse(&set, "!openat", bad, sizeof(bad));
+	profile_keep(&p, &set, "!openat");
+	ok(p.nrows == 2 && p.wait_tasks == 19, "every wait kept: 19 threads");
+	is_str(p.trace_expr, "%file,write,futex, then !openat", "after the "
+	       "run's own -e");
+	profile_release(&p);
+}
+
 int main(void)
 {
 	test_calls_and_errors();
@@ -279,5 +363,6 @@ int main(void)
 	test_overhead();
 	test_names();
 	test_many_rows();
+	test_keep();
 	return done_testing();
 }

@@ -176,6 +176,15 @@ static void test_fd_facts(void)
 	   !(fact(X86_64, "read")->flags & SF_WAITS),
 	   "waiting calls in every personality, i386's waitpid and the "
 	   "restart of a wait among them");
+	ok((fact(X86_64, "accept")->flags & SF_WAITS) &&
+	   (fact(X86_64, "accept4")->flags & SF_WAITS) &&
+	   fact(X86_64, "accept4")->fx == FX_RET &&
+	   (fact(X86_64, "semtimedop")->flags & SF_WAITS) &&
+	   (fact(X86_64, "msgrcv")->flags & SF_WAITS) &&
+	   (fact(X86_64, "mq_timedreceive")->flags & SF_WAITS) &&
+	   !(fact(X86_64, "msgsnd")->flags & SF_WAITS),
+	   "accept waits for a client, SysV and POSIX IPC receives for a "
+	   "sender; accept still returns an fd");
 	for (p = 0, bad = 0; p < syscall_npers; p++) {
 		bad += !(fact(p, "pread64")->flags & SF_READ_FAMILY);
 		bad += !(fact(p, "readv")->flags & SF_READ_FAMILY);
