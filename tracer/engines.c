@@ -5,7 +5,7 @@
  * promises) and one row below.
  */
 #include <string.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 
 const struct tracer_engine *const tracer_engines[] = {
 	&ptrace_engine,

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "tracer/syscalls.h"	/* names, facts and sets per personality */
+#include "syscalls/syscalls.h"	/* names, facts and sets per personality */
 
 /* Flags of an event. */
 enum {

@@ -2,7 +2,7 @@
 /*
  * The fast path inside the ptrace engine (docs/fastpath.md), shared by
  * its files only: fast.c (the run: what is on, the processes, the hooks
- * the stop loop calls, declared in tracer-int.h), map.c (the pool and the
+ * the stop loop calls, declared in ptrace-int.h), map.c (the pool and the
  * counters mapped into a process), patch.c (an object's sites rewritten
  * where it is mapped), fold.c (the counters turned into the sink's
  * aggregates) and remote.c (syscalls made in a stopped task).
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/user.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 #include "tracer/rewrite/rewrite.h"
 
 /* --- syscalls in a stopped task (remote.c) --- */

@@ -2,7 +2,7 @@
 /*
  * The fast path's run (docs/fastpath.md): whether it is on, the table of
  * processes that have the pool, and the hooks the stop loop calls
- * (tracer-int.h).  The ptrace engine stays in charge of every task; this
+ * (ptrace-int.h).  The ptrace engine stays in charge of every task; this
  * file only decides, at the stops the engine takes anyway, what the
  * pool, the sites and the counters need:
  *   execve's entry:  the image's counters folded (its fds still open);

@@ -29,7 +29,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 
 volatile sig_atomic_t tracer_fatal_signal;
 static volatile sig_atomic_t tracer_interrupt;

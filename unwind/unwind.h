@@ -16,7 +16,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 #include <libunwind.h>
-#include "tracer/elfobj.h"
+#include "elf/elfobj.h"
 #include "tracer/tracer.h"
 
 /* --- the unwinder (unwind.c) --- */
@@ -45,7 +45,7 @@ void unwinder_maps_changed(struct unwinder *u, pid_t tgid);
 /* tgid is gone: its map cache goes. */
 void unwinder_forget(struct unwinder *u, pid_t tgid);
 
-/* --- inside the unwinder only (unwind.c, maps.c) --- */
+/* --- inside the unwinder only (unwind.c, procmaps.c) --- */
 
 #define PROCS_MAX 256		/* processes with a map cache */
 #define MAPS_MAX 1024		/* executable mappings per process */

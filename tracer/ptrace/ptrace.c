@@ -16,8 +16,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "tracer/tracer-int.h"
-#include "tracer/unwind.h"
+#include "tracer/ptrace/ptrace-int.h"
+#include "unwind/unwind.h"
 
 static const struct ptrace_target *const ptrace_targets[TARGET_NKINDS] = {
 	[TARGET_COMMAND] = &spawn_target,

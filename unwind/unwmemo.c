@@ -17,8 +17,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tracer/tracer-int.h"
-#include "tracer/unwind.h"
+#include "tracer/ptrace/ptrace-int.h"
+#include "unwind/unwind.h"
 
 static struct memo *slot_of(struct unwinder *u)
 {

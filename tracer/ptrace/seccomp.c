@@ -23,8 +23,8 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
-#include "tracer/unwind.h"
+#include "tracer/ptrace/ptrace-int.h"
+#include "unwind/unwind.h"
 
 /* What opts make of number nr of personality pers (-1: outside all). */
 static uint8_t traced_action(const struct tracer_opts *opts, int pers, int nr)

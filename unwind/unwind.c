@@ -5,7 +5,7 @@
  * of our own (the stock _UPT_ ones read /proc/PID/maps and the object
  * files at every frame).  Per stop it costs one PTRACE_GETREGS and a
  * process_vm_readv per stack page touched: unwind tables are read from
- * the object files, mapped once (symbols.c), libunwind caches the
+ * the object files, mapped once (elf/elfobj.c), libunwind caches the
  * register rules of every IP it met (per process), and a stack already
  * seen (same process mappings, same return addresses) is found in a
  * fixed-size cache without being symbolized again.  Nothing here
@@ -26,8 +26,8 @@
 #include <sys/user.h>
 #include <libunwind.h>
 #include <linux/audit.h>
-#include "tracer/tracer-int.h"
-#include "tracer/unwind.h"
+#include "tracer/ptrace/ptrace-int.h"
+#include "unwind/unwind.h"
 
 /* libunwind looks FDEs up with this; exported, not declared. */
 extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,
@@ -196,7 +196,7 @@ static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf,
 			 size_t len, unw_word_t *off, void *arg)
 {
 	(void)as, (void)addr, (void)buf, (void)len, (void)off, (void)arg;
-	return -UNW_ENOINFO;	/* symbols are ours (symbols.c) */
+	return -UNW_ENOINFO;	/* symbols are ours (elf/elfobj.c) */
 }
 
 /* --- stacks --- */

@@ -8,14 +8,14 @@
  * an fd number when any traced task closes or replaces it, and a task's
  * fds (and its leader's) when it execs (close-on-exec) or its tid is
  * handed to a new child, in any personality: what a call does to fds is
- * its fact's fx (tracer/systab.c).  It is a fixed-size set-associative table: memory
+ * its fact's fx (syscalls/systab.c).  It is a fixed-size set-associative table: memory
  * is bounded, and a (task, fd) pushed out is simply described again.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 
 #define FD_SETS 1024		/* power of two */
 #define FD_WAYS 4

@@ -26,8 +26,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
-#include "tracer/unwind.h"
+#include "tracer/ptrace/ptrace-int.h"
+#include "unwind/unwind.h"
 
 static pid_t task_tgid(struct task *t)
 {
