@@ -26,7 +26,7 @@
 #include <sys/user.h>
 #include <libunwind.h>
 #include <linux/audit.h>
-#include "tracer/ptrace/ptrace-int.h"
+#include "tracer/tracer.h"
 #include "unwind/unwind.h"
 
 /* libunwind looks FDEs up with this; exported, not declared. */

@@ -17,7 +17,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tracer/ptrace/ptrace-int.h"
+#include "tracer/tracer.h"
 #include "unwind/unwind.h"
 
 static struct memo *slot_of(struct unwinder *u)

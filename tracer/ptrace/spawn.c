@@ -308,10 +308,10 @@ static int first_stop(struct loop *l, pid_t pid, bool function)
 	}
 	/* A workload has no execve: the fast path's pool goes in now,
 	   before the filter and the workload. */
-	if (function && l->fast) {
+	if (function && l->hooks) {
 		memset(&self, 0, sizeof(self));
 		self.tid = self.tgid = pid;
-		fast_spawned(l, &self);
+		l->hooks->spawned(l, &self);
 	}
 	if (ptrace(l->plan.bpf ? PTRACE_CONT : PTRACE_SYSCALL,
 		   pid, 0L, 0L) < 0)
@@ -336,7 +336,7 @@ static int seize_child(struct loop *l, pid_t pid, const int go[2],
 	/* The fast path's counters are folded while the fds are open; a
 	   task's own io is read while /proc still has it.  Not for attached
 	   processes: their io counts what they did before. */
-	if (l->fast || l->sink->task_exit)
+	if (l->hooks || l->sink->task_exit)
 		options |= PTRACE_O_TRACEEXIT;
 	if (l->opts->follow)
 		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |

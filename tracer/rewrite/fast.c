@@ -343,7 +343,7 @@ void fast_entry(struct loop *l, struct task *t)
 	if (!p)
 		return;
 	if (maps_code) {
-		t->fast_map = true;
+		fast_task(t)->map = true;
 		t->in_syscall = true;
 	} else {
 		fast_fold(f, p, lo, hi);
@@ -359,8 +359,8 @@ void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret)
 
 	if (!f)
 		return;
-	if (t->fast_map) {
-		t->fast_map = false;
+	if (fast_task(t)->map) {
+		fast_task(t)->map = false;
 		p = fast_proc_find(f, tgid);
 		if (p && ret >= 0) {
 			char path[64];
@@ -482,7 +482,7 @@ static void setup_child(struct loop *l, struct task *c, pid_t parent_tgid)
 		return;
 	pp = fast_proc_find(f, parent_tgid);	/* the table may have moved */
 	cp->code = fast_code_get(pp->code);
-	if (c->fast_shares) {
+	if (fast_task(c)->shares) {
 		/* One memory (or kcmp cannot tell): one page of counters. */
 		cp->cnt = fast_counters_get(pp->cnt);
 		return;
@@ -502,19 +502,19 @@ bool fast_hold_first(struct loop *l, struct task *t, int status)
 	if (!l->fast)
 		return false;
 	/* Met before its parent's event: held there until it comes. */
-	t->fast_held = true;
-	t->fast_held_status = status;
-	t->fast_held_ppid = (pid_t)task_status_field(t->tid, "PPid", 0);
+	t->held = true;
+	t->held_status = status;
+	t->held_ppid = (pid_t)task_status_field(t->tid, "PPid", 0);
 	return true;
 }
 
 void fast_any_stop(struct loop *l, struct task *t)
 {
-	pid_t parent = t->fast_parent;
+	pid_t parent = fast_task(t)->parent;
 
 	if (!parent)
 		return;
-	t->fast_parent = 0;
+	fast_task(t)->parent = 0;
 	if (l->fast)
 		setup_child(l, t, parent);
 }
@@ -530,22 +530,23 @@ pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,
 	pp = fast_proc_find(l->fast, parent_tgid);
 	/* A process of the parent's memory: vfork's, CLONE_VM's (kcmp: 0
 	   for one memory, 1 or 2, an order, for two; -1 cannot tell). */
-	c->fast_shares = pp && c->tgid != parent_tgid &&
-			 (vfork || syscall(SYS_kcmp, parent_tgid, child,
-					   KCMP_VM, 0, 0) <= 0);
+	fast_task(c)->shares = pp && c->tgid != parent_tgid &&
+			       (vfork || syscall(SYS_kcmp, parent_tgid, child,
+						 KCMP_VM, 0, 0) <= 0);
 	/*
 	 * A second thread on the parent's memory (a thread, or a process
 	 * sharing it but not vfork's, whose parent waits): the locked
 	 * trampolines from now on, switched while the parent is at this
 	 * event and the child has not run.
 	 */
-	if (pp && (c->tgid == parent_tgid || (c->fast_shares && !vfork)))
+	if (pp && (c->tgid == parent_tgid ||
+		   (fast_task(c)->shares && !vfork)))
 		fast_code_threaded(pp->code);
-	if (!c->fast_held) {
-		c->fast_parent = parent_tgid;	/* at its first stop */
+	if (!c->held) {
+		fast_task(c)->parent = parent_tgid;	/* at its first stop */
 		return 0;
 	}
-	c->fast_held = false;
+	c->held = false;
 	setup_child(l, c, parent_tgid);
 	return child;
 }
