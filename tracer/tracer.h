@@ -300,12 +300,53 @@ struct tracer_engine {
 	int (*run)(const struct tracer_opts *opts,
 		   const struct tracer_target *target,
 		   const struct tracer_sink *sink, struct tracer_result *res);
+	/*
+	 * Optional: what the engine can do without, tried in order when
+	 * probe() refuses the options as given; the last row's what is
+	 * NULL.
+	 */
+	const struct tracer_fallback *fallbacks;
+};
+
+/*
+ * A capability an engine can do without: when its probe refuses opts,
+ * give_up() turns it off in opts and says true, or says false when opts
+ * did not ask for it; the probe is then asked again.
+ */
+struct tracer_fallback {
+	const char *what;	/* "no seccomp filter": what is given up */
+	const char *then;	/* "every call stops": what that means */
+	bool (*give_up)(struct tracer_opts *opts);
 };
 
 /* The registry (engines.c): the default engine first, NULL last. */
 extern const struct tracer_engine *const tracer_engines[];
 /* The engine named name, or NULL. */
 const struct tracer_engine *tracer_engine_find(const char *name);
+
+/*
+ * What tracer_engine_choose() settled on.  why is NULL when engine
+ * traces the target with the options it left; gave_up, when it took a
+ * fallback, with the probe's refusal before it.
+ */
+struct tracer_choice {
+	const struct tracer_engine *engine;
+	const char *why;	/* NULL, or the probe's last refusal */
+	const struct tracer_fallback *gave_up;	/* NULL: none taken */
+	const char *gave_up_why;	/* why it was taken */
+};
+
+/*
+ * The engine for target: the one named name, or with name NULL or
+ * "auto" the first of tracer_engines[] that can trace it; either with
+ * the fallbacks of its row taken, in order, until its probe accepts
+ * opts (changed accordingly).  When none can, c is the named engine's
+ * (auto: the default's) refusal and opts as it left them.  0, or
+ * -EINVAL (c->why says why; c->engine is NULL for an unknown name).
+ */
+int tracer_engine_choose(const char *name, struct tracer_opts *opts,
+			 const struct tracer_target *target,
+			 struct tracer_choice *c);
 
 /*
  * In a child forked to run a COMMAND or FUNCTION target: runs it (exec,

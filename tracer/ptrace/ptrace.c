@@ -218,9 +218,24 @@ static int ptrace_run(const struct tracer_opts *opts,
 	return ptrace_run_target(pt, opts, target, sink, res);
 }
 
+/* Without the filter every call stops, but every target can be had. */
+static bool drop_seccomp(struct tracer_opts *opts)
+{
+	if (!opts->seccomp)
+		return false;
+	opts->seccomp = false;
+	return true;
+}
+
+static const struct tracer_fallback ptrace_fallbacks[] = {
+	{ "no seccomp filter", "every call stops", drop_seccomp },
+	{ NULL, NULL, NULL },
+};
+
 const struct tracer_engine ptrace_engine = {
 	.name = "ptrace",
 	.probe = ptrace_probe,
 	.calibrate = ptrace_calibrate,
 	.run = ptrace_run,
+	.fallbacks = ptrace_fallbacks,
 };
