@@ -8,7 +8,7 @@
  */
 #include <errno.h>
 #include <string.h>
-#include "tracer/ptrace/ptrace-int.h"
+#include "tracer/ptrace/ptrace.h"
 
 const struct tracer_engine *const tracer_engines[] = {
 	&ptrace_engine,

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
-#include "unwind/unwind.h"
+#include "unwind/unwind-int.h"
 
 static struct elf_obj *obj_find(struct unwinder *u, const char *path,
 				dev_t dev, ino_t ino)

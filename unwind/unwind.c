@@ -27,7 +27,7 @@
 #include <libunwind.h>
 #include <linux/audit.h>
 #include "tracer/tracer.h"
-#include "unwind/unwind.h"
+#include "unwind/unwind-int.h"
 
 /* libunwind looks FDEs up with this; exported, not declared. */
 extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tracer/tracer.h"
-#include "unwind/unwind.h"
+#include "unwind/unwind-int.h"
 
 static struct memo *slot_of(struct unwinder *u)
 {

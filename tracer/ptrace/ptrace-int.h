@@ -27,13 +27,6 @@ int plan_build(struct plan *pl, const struct tracer_opts *opts);
 void plan_release(struct plan *pl);
 
 /*
- * Marks ACT_TRACK on the syscalls the fd cache must see (close, dup2,
- * execve, clone...) where the plan would skip them: a cache that missed a
- * close could name the wrong file.
- */
-void fd_mark_tracked(uint8_t *actions, int pers);
-
-/*
  * Why the seccomp filter cannot be used with opts here, or NULL
  * (seccomp.c): the kernel (before 4.8 the stop order differs; without
  * CONFIG_SECCOMP_FILTER), a sandbox that refuses seccomp(2) to iotrace
@@ -64,8 +57,6 @@ void pin_fixup(struct pin *pin, pid_t tid, uint32_t arch, int nr,
 	       const uint64_t *args, int64_t ret);
 
 /* --- the ptrace engine (ptrace.c) --- */
-
-extern const struct tracer_engine ptrace_engine;
 
 /*
  * Calibration by a run (calibrate.c): a child makes a trivial call many

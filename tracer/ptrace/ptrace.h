@@ -19,6 +19,9 @@
 
 struct unwinder;
 
+/* The engine (ptrace.c): its row of tracer_engines[] (engines.c). */
+extern const struct tracer_engine ptrace_engine;
+
 /*
  * What the tracer does with each syscall; in seccomp mode, also the
  * SECCOMP_RET_DATA the filter returns (with PLAN_DATA_TAG), so the stop
