@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fast path inside the ptrace engine (docs/fastpath.md), shared by
- * its files only: fast.c (the run: what is on, the processes, the hooks
- * the stop loop calls, hooks.c their row in the loop's table of
- * extensions, struct loop_hooks of ptrace.h), map.c (the pool and the
- * counters mapped into a process), patch.c (an object's sites rewritten
- * where it is mapped), fold.c (the counters turned into the sink's
- * aggregates) and remote.c (syscalls made in a stopped task).
+ * its files only: fast.c (the run: what is on, the hooks the stop loop
+ * calls; hooks.c, their row in the loop's table of extensions, struct
+ * loop_hooks of ptrace.h), procs.c (the processes that have the pool),
+ * map.c (the pool and the counters mapped into a process), patch.c (an
+ * object's sites rewritten where it is mapped), fold.c (the counters
+ * turned into the sink's aggregates), calib.c (a call's cost, the
+ * clock) and remote.c (syscalls made in a stopped task).
  * rewrite.h is the machine code they put in place.
  */
 #ifndef IOTRACE_FAST_INT_H
@@ -187,9 +188,10 @@ struct fast_run {
 	uint64_t sample;	/* -k --stack-sample N: N; else 0 */
 };
 int fast_calibrate_end(struct fast_run *f, struct fast_calib *c);
-/* The clock's scale and the call costs, at first use (fast.c). */
+/* The clock's scale and the call costs, at first use (calib.c). */
 bool fast_clock(struct fast_run *f);
 
+/* The run's processes, their code and counters shared (procs.c). */
 struct fast_proc *fast_proc_find(struct fast_run *f, pid_t tgid);
 struct fast_proc *fast_proc_add(struct fast_run *f, pid_t tgid);
 void fast_proc_drop(struct fast_run *f, pid_t tgid);

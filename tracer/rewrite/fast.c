@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The fast path's run (docs/fastpath.md): whether it is on, the table of
- * processes that have the pool, and the hooks the stop loop calls
- * (ptrace-int.h).  The ptrace engine stays in charge of every task; this
+ * The fast path's run (docs/fastpath.md): whether it is on, and the
+ * hooks the stop loop calls (struct loop_hooks, ptrace.h; the table of
+ * processes that have the pool is procs.c).  The ptrace engine stays in charge of every task; this
  * file only decides, at the stops the engine takes anyway, what the
  * pool, the sites and the counters need:
  *   execve's entry:  the image's counters folded (its fds still open);
@@ -28,82 +28,6 @@
 #include <linux/kcmp.h>
 #include <linux/ptrace.h>
 #include "tracer/rewrite/fast-int.h"
-
-/* --- processes --- */
-
-struct fast_proc *fast_proc_find(struct fast_run *f, pid_t tgid)
-{
-	size_t i;
-
-	for (i = 0; i < f->nproc; i++)
-		if (f->proc[i].tgid == tgid)
-			return &f->proc[i];
-	return NULL;
-}
-
-struct fast_proc *fast_proc_add(struct fast_run *f, pid_t tgid)
-{
-	struct fast_proc *p;
-
-	if (f->nproc == f->capproc) {
-		size_t cap = f->capproc ? 2 * f->capproc : 16;
-
-		p = realloc(f->proc, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		f->proc = p;
-		f->capproc = cap;
-	}
-	p = &f->proc[f->nproc++];
-	memset(p, 0, sizeof(*p));
-	p->tgid = tgid;
-	return p;
-}
-
-void fast_proc_drop(struct fast_run *f, pid_t tgid)
-{
-	struct fast_proc *p = fast_proc_find(f, tgid);
-
-	if (!p)
-		return;
-	fast_code_put(p->code);
-	fast_counters_put(p->cnt);
-	*p = f->proc[--f->nproc];
-}
-
-struct fast_code *fast_code_get(struct fast_code *c)
-{
-	if (c)
-		c->refs++;
-	return c;
-}
-
-void fast_code_put(struct fast_code *c)
-{
-	if (!c || --c->refs > 0)
-		return;
-	if (c->mem)
-		munmap(c->mem, RW_POOL_CODE + FAST_ISLANDS);
-	free(c->tramp);
-	free(c);
-}
-
-struct fast_counters *fast_counters_get(struct fast_counters *c)
-{
-	if (c)
-		c->refs++;
-	return c;
-}
-
-void fast_counters_put(struct fast_counters *c)
-{
-	if (!c || --c->refs > 0)
-		return;
-	if (c->mem)
-		munmap(c->mem, sizeof(*c->mem));
-	free(c->folded);
-	free(c);
-}
 
 /* --- the run --- */
 
@@ -218,40 +142,6 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	use->on = true;
 	l->fast = f;
 	return 0;
-}
-
-/*
- * The TSC's interval: two tight readings (tsc.c) are each good to a few
- * tens of ns, so the scale to about 1 part in 10,000 over half a ms.
- */
-#define FAST_TSC_NS 500000
-
-/*
- * The trampolines' clock: the calibration child's figures, then the
- * TSC's scale from the mark fast_start() took (FAST_TSC_NS at least; the
- * child's rounds take about that).  false: no clock, no trampoline.
- */
-bool fast_clock(struct fast_run *f)
-{
-	if (!f->clock_tried) {
-		f->clock_tried = true;
-		/* Without it the times keep the filter's cost: said as 0. */
-		if (f->calibrating) {
-			struct fast_calib c = f->calib;
-
-			f->calibrating = false;
-			f->clock_ok = rw_tsc_since(&f->mark, FAST_TSC_NS,
-						   &f->tsc) == 0;
-			if (f->clock_ok)
-				fast_calibrate_end(f, &c);
-			else
-				fast_calibrate_end(NULL, &c);
-		} else {
-			f->clock_ok = rw_tsc_since(&f->mark, FAST_TSC_NS,
-						   &f->tsc) == 0;
-		}
-	}
-	return f->clock_ok;
 }
 
 void fast_finish(struct loop *l)
