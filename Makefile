@@ -38,7 +38,8 @@ Q := @
 QCC = @echo '  CC      $@';
 endif
 
-LIB_SRCS := $(wildcard tracer/*.c tracer/rewrite/*.c reports/*/*.c workloads/*.c)
+LIB_SRCS := $(wildcard syscalls/*.c tracer/*.c tracer/*/*.c unwind/*.c elf/*.c \
+	procfd/*.c reports/*/*.c workloads/*.c)
 # Machine code written as assembly: the fast path's trampoline template
 # (tracer/rewrite/tramp-tmpl.S), data iotrace copies, never runs.
 LIB_ASMS := $(wildcard tracer/rewrite/*.S)
@@ -144,16 +145,16 @@ build/helpers32/%: tests/helpers/%.c | build/config.mk
 	$(QCC)$(CC) -m32 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -pthread
 
 # The syscall tables' names and numbers, dumped from libseccomp at build
-# time (scripts/gen-systab.c, tracer/syscalls.h): start-up resolves none.
-build/gen-systab: scripts/gen-systab.c tracer/systab.c tracer/syscalls.h | build/config.mk
+# time (scripts/gen-systab.c, syscalls/syscalls.h): start-up resolves none.
+build/gen-systab: scripts/gen-systab.c syscalls/systab.c syscalls/syscalls.h | build/config.mk
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(LDFLAGS) -o $@ \
-		scripts/gen-systab.c tracer/systab.c $(ALL_LDLIBS)
+		scripts/gen-systab.c syscalls/systab.c $(ALL_LDLIBS)
 
 build/gen/systab.h: build/gen-systab
 	@mkdir -p $(dir $@)
 	$(Q)build/gen-systab >$@.tmp && mv $@.tmp $@
 
-build/tracer/syscalls.o: build/gen/systab.h
+build/syscalls/syscalls.o: build/gen/systab.h
 
 # --format=pprof's messages: pprof's profile.proto (the part written),
 # compiled by protoc-c at build time into build/gen/pprof.pb-c.[ch].
@@ -205,11 +206,11 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/iotrace $(DESTDIR)$(MANDIR)/man1/iotrace.1
 
 style:
-	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) */*.h reports/*/*.h
+	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) */*.h tracer/*/*.h reports/*/*.h
 
 lint: | build/config.mk
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -I. -D_GNU_SOURCE \
-		--suppress='preprocessorErrorDirective:build/gen/pprof.pb-c.h' tracer reports workloads cli
+		--suppress='preprocessorErrorDirective:build/gen/pprof.pb-c.h' syscalls tracer unwind elf procfd reports workloads cli
 
 clean:
 	rm -rf build iotrace
@@ -239,8 +240,9 @@ FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 # No ptrace code: syscall names, and the fd cache reports/profile/files.c links to.
-FUZZ_SRCS := $(filter-out tracer/%,$(LIB_SRCS)) tracer/syscalls.c tracer/systab.c \
-	tracer/fds.c tracer/fdinfo.c tracer/stacks.c build/gen/pprof.pb-c.c
+FUZZ_SRCS := $(filter-out tracer/% unwind/% elf/% syscalls/% procfd/%,$(LIB_SRCS)) \
+	syscalls/syscalls.c syscalls/systab.c \
+	procfd/fds.c procfd/fdinfo.c tracer/stacks.c build/gen/pprof.pb-c.c
 
 FUZZ_TARGETS := json strace diff args
 
@@ -312,7 +314,7 @@ $(SAN_DIR)/options.o: tests/sanitize/options.c | build/config.mk
 	@mkdir -p $(dir $@)
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(SAN_DIR)/tracer/syscalls.o: build/gen/systab.h
+$(SAN_DIR)/syscalls/syscalls.o: build/gen/systab.h
 $(SAN_DIR)/reports/render/pprof.o: build/gen/pprof.pb-c.h
 
 $(SAN_DIR)/libiotrace.a: $(SAN_LIB_OBJS)

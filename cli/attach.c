@@ -107,7 +107,7 @@ int cmd_attach(struct cli_opts *o)
 {
 	struct tracer_target target = { .kind = TARGET_PIDS };
 	char *argv[3] = { (char *)"-p", NULL, NULL };
-	const char *why;
+	struct tracer_choice choice;
 	int status;
 
 	target.attach.pids = o->pids;
@@ -117,9 +117,9 @@ int cmd_attach(struct cli_opts *o)
 	o->no_seccomp = true;
 	o->tracer.seccomp = false;
 	o->tracer.pin = false;
-	why = o->engine->probe(&o->tracer, &target);
-	if (why) {
-		error("cannot attach to %s", why);
+	if (tracer_engine_choose(o->engine_name, &o->tracer, &target,
+				 &choice) < 0) {
+		error("cannot attach to %s", choice.why);
 		return 1;
 	}
 	argv[1] = pid_list(o);

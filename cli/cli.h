@@ -19,7 +19,9 @@ struct cli_opts {
 	const char *output;		/* -o FILE; NULL: stderr */
 	const char *save;		/* --save FILE.json */
 	struct report_opts report;	/* -S, --format, --raw-time ... */
-	const struct tracer_engine *engine; /* what traces: the default */
+	const char *engine_name;	/* --engine=NAME; NULL: auto */
+	const struct tracer_engine *engine; /* what traces: the choice of
+					      tracer_engine_choose() */
 	struct tracer_opts tracer;	/* -f, -e trace= ... */
 	struct syscall_set trace_set;	/* storage for tracer.trace */
 	const char *trace_expr;		/* -e trace=EXPR as given; NULL */

@@ -266,13 +266,24 @@ static int parse_baseline(const char *arg)
 	return (int)n;
 }
 
-/* --engine=ptrace|auto: auto is the ptrace engine, the only one. */
+/*
+ * --engine=NAME|auto: a name of tracer_engines[], or auto (the first that
+ * can trace the target, tracer_engine_choose()).
+ */
 static void parse_engine(struct cli_opts *o, const char *arg)
 {
-	o->engine = tracer_engine_find(strcmp(arg, "auto") ? arg : "ptrace");
-	if (!o->engine)
-		usage_error("--engine: expected ptrace or auto, got '%s'",
-			    arg);
+	const struct tracer_engine *const *e;
+	char names[128] = "";
+	size_t n = 0;
+
+	if (!strcmp(arg, "auto") || tracer_engine_find(arg)) {
+		o->engine_name = arg;
+		return;
+	}
+	for (e = tracer_engines; *e && n < sizeof(names); e++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s or ",
+				      (*e)->name);
+	usage_error("--engine: expected %sauto, got '%s'", names, arg);
 }
 
 static void parse_option(struct cli_opts *o, int c, char **argv)
@@ -446,8 +457,9 @@ static int run_attach(struct cli_opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	/* --engine=auto, the ptrace engine, unless said otherwise */
-	struct cli_opts o = { .engine = tracer_engine_find("ptrace"),
+	/* --engine=auto unless said otherwise: the default engine, unless
+	   it cannot trace the target (tracer_engine_choose()) */
+	struct cli_opts o = { .engine = tracer_engines[0],
 			      .tracer.follow = true, .tracer.pin = true,
 			      .tracer.rewrite = true,
 			      .report.findings = true };

@@ -101,32 +101,36 @@ static int write_outputs(const struct cli_opts *o, const struct profile *p,
 }
 
 /*
- * The engine's mode for target: seccomp-bpf unless --no-seccomp or the
- * engine's probe says it cannot be had here (then every call stops, and
- * one line says why unless --no-follow asked for it).  0,
- * or -1 with the reason printed when the engine cannot trace target.
+ * The engine for target and its mode (tracer_engine_choose()):
+ * seccomp-bpf unless --no-seccomp or the engine's probe says it cannot
+ * be had here; a fallback its row offers taken, one line says it unless
+ * --no-follow asked for it.  0, or -1 with the reason printed when no
+ * engine can trace target.
  */
 static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 		       const char *what)
 {
 	static int said;
-	const char *why;
+	struct tracer_choice c;
+	int err;
 
 	o->tracer.seccomp = !o->no_seccomp;
 	o->seccomp_why_not = o->no_seccomp ? "--no-seccomp" : NULL;
-	why = o->engine->probe(&o->tracer, target);
-	if (why && o->tracer.seccomp) {
-		o->seccomp_why_not = why;
-		o->tracer.seccomp = false;
+	err = tracer_engine_choose(o->engine_name, &o->tracer, target, &c);
+	if (c.engine)
+		o->engine = c.engine;
+	if (c.gave_up) {
+		if (!o->tracer.seccomp && !o->seccomp_why_not)
+			o->seccomp_why_not = c.gave_up_why;
 		/* Not the user's choice (--no-follow is): said, once. */
 		if (o->tracer.follow && !said++)
-			fprintf(stderr, "iotrace: no seccomp filter: %s; every "
-				"call stops (engine ptrace)\n", why);
-		why = o->engine->probe(&o->tracer, target);
+			fprintf(stderr, "iotrace: %s: %s; %s (engine %s)\n",
+				c.gave_up->what, c.gave_up_why,
+				c.gave_up->then, o->engine->name);
 	}
-	if (why)
+	if (err)
 		return error("cannot trace '%s' with the %s engine: %s", what,
-			     o->engine->name, why);
+			     o->engine->name, c.why);
 	return 0;
 }
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Build-time dump of the syscall tables (tracer/syscalls.h): for every
- * personality of tracer/systab.c, the name libseccomp gives each number
+ * Build-time dump of the syscall tables (syscalls/syscalls.h): for every
+ * personality of syscalls/systab.c, the name libseccomp gives each number
  * 0 .. SYSCALL_SET_MAX - 1, the fact row of that name, the numbers with
  * facts, and the numbers sorted by name.  Written to stdout as C arrays
- * that tracer/syscalls.c includes, so iotrace resolves nothing at
+ * that syscalls/syscalls.c includes, so iotrace resolves nothing at
  * start-up (a libseccomp lookup by number scans its whole table: ~0.5 ms
  * per personality).  Numbers come from libseccomp, never from us.
  */
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracer/syscalls.h"
+#include "syscalls/syscalls.h"
 
 static char *names[SYSCALL_PERS_MAX][SYSCALL_SET_MAX];
 static int sorted[SYSCALL_SET_MAX];

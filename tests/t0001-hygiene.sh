@@ -6,7 +6,9 @@
 SRC=$TESTS_DIR/..
 
 project_sources() {
-	ls "$SRC"/tracer/*.[ch] "$SRC"/reports/*/*.[ch] "$SRC"/cli/*.[ch] \
+	ls "$SRC"/syscalls/*.[ch] "$SRC"/tracer/*.[ch] "$SRC"/tracer/*/*.[ch] \
+		"$SRC"/unwind/*.[ch] "$SRC"/elf/*.[ch] "$SRC"/procfd/*.[ch] \
+		"$SRC"/reports/*/*.[ch] "$SRC"/cli/*.[ch] \
 		"$SRC"/workloads/*.[ch] 2>/dev/null
 }
 

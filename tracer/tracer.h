@@ -20,7 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "tracer/syscalls.h"	/* names, facts and sets per personality */
+#include "procfd/procfd.h"	/* what an fd names: struct fd_desc */
+#include "syscalls/syscalls.h"	/* names, facts and sets per personality */
 
 /* Flags of an event. */
 enum {
@@ -201,17 +202,6 @@ struct tracer_meminfo {
 	uint64_t writeback;	/* bytes being written back */
 };
 
-/*
- * --- /proc reads for the sink and at exits (procinfo.c) ---
- * Fills x for task tid of tgid (still there: at its exit stop).  Always
- * fills the ids; io_known and the names as /proc allowed.
- */
-void tracer_task_exit_read(pid_t tgid, pid_t tid, struct tracer_task_exit *x);
-/* The thread's comm into buf ("" when unreadable). */
-void tracer_task_comm(pid_t tgid, pid_t tid, char *buf, size_t size);
-/* Dirty and Writeback of /proc/meminfo.  0, or -errno (m->known false). */
-int tracer_meminfo_read(struct tracer_meminfo *m);
-
 /* What the fast path did in a run (ptrace engine). */
 struct tracer_fast_use {
 	bool on;		/* the pool was in the run's filter */
@@ -300,12 +290,53 @@ struct tracer_engine {
 	int (*run)(const struct tracer_opts *opts,
 		   const struct tracer_target *target,
 		   const struct tracer_sink *sink, struct tracer_result *res);
+	/*
+	 * Optional: what the engine can do without, tried in order when
+	 * probe() refuses the options as given; the last row's what is
+	 * NULL.
+	 */
+	const struct tracer_fallback *fallbacks;
+};
+
+/*
+ * A capability an engine can do without: when its probe refuses opts,
+ * give_up() turns it off in opts and says true, or says false when opts
+ * did not ask for it; the probe is then asked again.
+ */
+struct tracer_fallback {
+	const char *what;	/* "no seccomp filter": what is given up */
+	const char *then;	/* "every call stops": what that means */
+	bool (*give_up)(struct tracer_opts *opts);
 };
 
 /* The registry (engines.c): the default engine first, NULL last. */
 extern const struct tracer_engine *const tracer_engines[];
 /* The engine named name, or NULL. */
 const struct tracer_engine *tracer_engine_find(const char *name);
+
+/*
+ * What tracer_engine_choose() settled on.  why is NULL when engine
+ * traces the target with the options it left; gave_up, when it took a
+ * fallback, with the probe's refusal before it.
+ */
+struct tracer_choice {
+	const struct tracer_engine *engine;
+	const char *why;	/* NULL, or the probe's last refusal */
+	const struct tracer_fallback *gave_up;	/* NULL: none taken */
+	const char *gave_up_why;	/* why it was taken */
+};
+
+/*
+ * The engine for target: the one named name, or with name NULL or
+ * "auto" the first of tracer_engines[] that can trace it; either with
+ * the fallbacks of its row taken, in order, until its probe accepts
+ * opts (changed accordingly).  When none can, c is the named engine's
+ * (auto: the default's) refusal and opts as it left them.  0, or
+ * -EINVAL (c->why says why; c->engine is NULL for an unknown name).
+ */
+int tracer_engine_choose(const char *name, struct tracer_opts *opts,
+			 const struct tracer_target *target,
+			 struct tracer_choice *c);
 
 /*
  * In a child forked to run a COMMAND or FUNCTION target: runs it (exec,
@@ -377,39 +408,6 @@ const struct tracer_stack *tracer_stacks_get(const struct tracer_stacks *st,
 size_t tracer_stacks_count(const struct tracer_stacks *st);
 
 /*
- * --- what traced fds point at (fds.c, fdinfo.c) ---
- * Not called by the stop loop: the sink uses them, while the task that
- * made the call is still stopped at its exit, so its fds are valid.
- */
-enum fd_kind {
-	FD_UNKNOWN, FD_REG, FD_BLK, FD_CHR, FD_PIPE, FD_SOCK, FD_ANON,
-	FD_DIR, FD_OTHER,
-};
-
-/*
- * Whether a block device is behind what an fd names: its I/O can wait
- * for one only then (O_DIRECT on tmpfs is a copy in memory).
- */
-enum fd_backing {
-	FD_BACKING_UNKNOWN,	/* no stat, or a filesystem not told apart
-				   (overlayfs, FUSE, NFS...) */
-	FD_BACKING_DEVICE,	/* a block device, or a file on one */
-	FD_BACKING_NONE,	/* none: a memory or pseudo filesystem
-				   (tmpfs, /dev/shm, proc...), a pipe,
-				   socket or character device */
-};
-
-struct fd_desc {
-	char path[4096];	/* readlink of /proc/TID/fd/N */
-	bool truncated;		/* path did not fit */
-	enum fd_kind kind;
-	unsigned open_flags;	/* O_* from /proc/TID/fdinfo/N */
-	uint32_t blksize;	/* st_blksize */
-	uint32_t lbs;		/* logical block size of the device; 0: none */
-	enum fd_backing backing;
-};
-
-/*
  * A file as an engine describes it for an aggregate (the fast path's
  * per-file counts): what fd_describe() found, or that there was none.
  */
@@ -422,37 +420,5 @@ struct tracer_file {
 	enum tracer_file_state state;
 	struct fd_desc desc;
 };
-
-/* Describes fd of tid from /proc.  0 or -errno (ENOENT: no such fd). */
-int fd_describe(pid_t tid, int fd, struct fd_desc *d);
-/*
- * What d->path names, from its stat (NULL: the stat failed) and the
- * f_type of its filesystem's statfs (0: unknown), as fd_describe() sets
- * it: kind, blksize, logical block size, backing.
- */
-struct stat;
-void fd_desc_set_stat(struct fd_desc *d, const struct stat *st,
-		      unsigned long fstype);
-/* Logical block size of a block device (or its partition's disk); 0. */
-uint32_t fd_logical_block_size(dev_t dev);
-
-/*
- * A bounded cache of an id per (task, fd), kept right by feeding it every
- * event: fds closed, replaced or reused are forgotten, whatever the
- * personality of the call (native_arch is not needed any more).  A cache
- * that does not see every syscall (-e trace= filters out the closes)
- * cannot know when an fd changes, so with sees_all false it never hits
- * and every lookup goes to /proc.
- */
-struct fd_cache;
-struct fd_cache *fd_cache_new(uint32_t native_arch, bool sees_all);
-void fd_cache_free(struct fd_cache *c);
-/* The id stored for (tid, fd), or -1. */
-int fd_cache_lookup(struct fd_cache *c, pid_t tid, int fd);
-void fd_cache_store(struct fd_cache *c, pid_t tid, int fd, int id);
-/* Updates the cache for what a completed syscall did to fd tables. */
-void fd_cache_event(struct fd_cache *c, const struct tracer_event *ev);
-void fd_cache_forget_fd(struct fd_cache *c, int fd);
-void fd_cache_forget_tid(struct fd_cache *c, pid_t tid);
 
 #endif

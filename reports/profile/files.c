@@ -394,7 +394,7 @@ int profile_add_files(struct profile *p, struct fd_cache *c,
 	r = profile_event_row(p, ev);
 	if (!r)
 		return -ENOMEM;
-	/* The cache knows every personality's calls (tracer/systab.c). */
+	/* The cache knows every personality's calls (syscalls/systab.c). */
 	if (r->fd_arg < 0)
 		return 0;
 	f1 = file_of(p, c, ev->tid, (int)ev->args[r->fd_arg]);

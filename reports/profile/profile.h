@@ -41,7 +41,7 @@ struct profile_errno {
 #define PROFILE_ROW_LABEL_MAX (PROFILE_NAME_MAX + 16) /* "write/i386" */
 
 struct profile_row {
-	int pers;			/* personality (tracer/syscalls.h), or
+	int pers;			/* personality (syscalls/syscalls.h), or
 					   PROFILE_PERS_NONE */
 	int nr;				/* number in pers (syscall_N) */
 	char unknown[PROFILE_NAME_MAX];	/* PROFILE_PERS_NONE: the name read */
@@ -492,7 +492,7 @@ const char *profile_row_name(const struct profile_row *r, char *buf,
  * PROFILE_ROW_LABEL_MAX.
  */
 /*
- * The syscall facts of a row (tracer/systab.c), whatever its personality
+ * The syscall facts of a row (syscalls/systab.c), whatever its personality
  * (i386's write is a write), by name for a row read from a file whose
  * name no personality here knows; NULL: none.
  */

@@ -4,10 +4,10 @@
  * (personality, number) and named only when shown.  An event finds its
  * row through an index by key (the stop loop's path: no name, no
  * search); loaders find rows by name, which the syscall table turns into
- * a key (tracer/syscalls.h).  A name that no personality of this build
+ * a key (syscalls/syscalls.h).  A name that no personality of this build
  * knows, read from a file made elsewhere, keeps a row of its own, by
  * name.  What a row's syscall moves and through which fds comes from its
- * facts (tracer/systab.c) when the row is made.
+ * facts (syscalls/systab.c) when the row is made.
  */
 #include <errno.h>
 #include <stdlib.h>

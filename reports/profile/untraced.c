@@ -37,7 +37,7 @@ static const char METHOD_STOPS[] =
 	"stop (calibrated before and after the run, +-25%)";
 /*
  * Calls that wait for another process or an event (SF_WAITS in the
- * syscall facts, tracer/systab.c): their time is not the program's I/O
+ * syscall facts, syscalls/systab.c): their time is not the program's I/O
  * and would count the same seconds twice in a tree (the parent's wait4
  * spans the child's whole run).
  */

@@ -2,7 +2,8 @@
 /*
  * Unit tests of the engine interface (tracer.h), driving the ptrace
  * engine through it as the CLI does: the registry finds it; probe() says
- * why for what it cannot serve; run() over a function target delivers
+ * why for what it cannot serve; tracer_engine_choose() takes its
+ * fallbacks; run() over a function target delivers
  * every call once, with the thread group of the task that made it, in
  * both modes; calibrate() runs.  The traced child starts two threads and
  * forks a process, each making a known number of getppid calls, so the
@@ -154,6 +155,53 @@ static void test_probe(const struct tracer_engine *e)
 	   "running processes with seccomp: refused (%s)", why);
 }
 
+/*
+ * tracer_engine_choose(): auto and a name give the default engine for
+ * what it traces as given; a refusal its fallbacks cure (the seccomp
+ * filter, for --no-follow) is cured, said and left in the options; one
+ * they do not (iotrace itself) is refused; an unknown name is.
+ */
+static void test_choose(void)
+{
+	struct tracer_opts o = { .follow = true, .seccomp = false };
+	struct tracer_target pids = { .kind = TARGET_PIDS };
+	struct tracer_choice c;
+	pid_t self = getpid();
+
+	is_int(tracer_engine_choose(NULL, &o, &function_target, &c), 0,
+	       "auto: chosen");
+	ok(c.engine == tracer_engines[0] && !c.why && !c.gave_up,
+	   "auto: the default, nothing given up");
+	is_int(tracer_engine_choose("auto", &o, &function_target, &c), 0,
+	       "\"auto\": the same");
+	ok(c.engine == tracer_engines[0], "\"auto\": the default");
+	o.follow = false;
+	o.seccomp = true;
+	is_int(tracer_engine_choose(tracer_engines[0]->name, &o,
+				    &function_target, &c), 0,
+	       "seccomp with follow off: chosen by a fallback");
+	ok(c.gave_up && c.gave_up->what &&
+	   !strcmp(c.gave_up->what, "no seccomp filter"),
+	   "the fallback: no seccomp filter (%s)",
+	   c.gave_up ? c.gave_up->what : "none");
+	ok(c.gave_up_why && strstr(c.gave_up_why, "--no-follow"),
+	   "and why it was taken (%s)", c.gave_up_why);
+	ok(!o.seccomp, "the options say it");
+	o.follow = true;
+	o.seccomp = true;
+	pids.attach.pids = &self;
+	pids.attach.npids = 1;
+	is_int(tracer_engine_choose(NULL, &o, &pids, &c), -EINVAL,
+	       "attaching to itself: no engine");
+	ok(c.engine == tracer_engines[0] && c.why &&
+	   strstr(c.why, "iotrace itself"),
+	   "the default's refusal, after its fallback (%s)", c.why);
+	ok(c.gave_up && !o.seccomp, "the fallback was tried");
+	is_int(tracer_engine_choose("perf", &o, &function_target, &c),
+	       -EINVAL, "an unknown name: refused");
+	ok(!c.engine && c.why, "no engine, and why (%s)", c.why);
+}
+
 /* The three tasks other than the first process, by what they were. */
 static void check_tasks(const struct seen *s, const char *mode)
 {
@@ -261,6 +309,7 @@ int main(void)
 
 	test_registry();
 	test_probe(e);
+	test_choose();
 	test_run(e, false);
 	if (no_seccomp)
 		ok(1, "# skip seccomp-bpf mode: %s", no_seccomp);

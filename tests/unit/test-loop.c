@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the ptrace engine's stop loop over a target it did not
- * start: the seam an attach target plugs into (tracer-int.h, struct
+ * start: the seam an attach target plugs into (ptrace-int.h, struct
  * ptrace_target).  A target defined here seizes a process the test forked
  * earlier, while it is blocked in read(), and interrupts it mid-call.
  * The loop must then count exactly what the process does from there on,
@@ -20,7 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 #include "tests/unit/tap.h"
 
 #define MAIN_CALLS 40

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "tracer/elfobj.h"
+#include "elf/elfobj.h"
 #include "tracer/rewrite/rewrite.h"
 #include "tests/unit/tap.h"
 

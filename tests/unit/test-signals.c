@@ -19,7 +19,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 #include "tests/unit/tap.h"
 
 static pid_t gone_pid;		/* a child forked and reaped: no such pid */

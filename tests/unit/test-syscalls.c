@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of syscall names and sets (tracer/syscalls.c): -e trace=
+ * Unit tests of syscall names and sets (syscalls/syscalls.c): -e trace=
  * with names, %classes, '!' negation, '?name', all and none, and the bad
  * word reported back; names of known and unknown numbers; sets in every
  * personality (i386's fstat64 and %stat, x32's write) and numbers

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the syscall table (tracer/systab.c, tracer/syscalls.c):
+ * Unit tests of the syscall table (syscalls/systab.c, syscalls/syscalls.c):
  * every fact row names a call some personality knows, once, in order;
  * the numbers are libseccomp's; classes, fd effects, size and fd
  * arguments hold per personality (i386's fstat64, _llseek, fcntl64,
@@ -12,7 +12,7 @@
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 #include "tests/unit/tap.h"
 
 enum { X86_64, I386, X32 };	/* syscall_pers[] on x86_64 */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the tid table (tracer/tasks.c): thousands of tasks come
+ * Unit tests of the tid table (tracer/ptrace/tasks.c): thousands of tasks come
  * and go in random order, every survivor stays findable after the
  * backward-shift deletions, and the table shrinks back when they are gone
  * so its memory follows live tasks only.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 #include "tests/unit/tap.h"
 
 #define NTIDS 5000

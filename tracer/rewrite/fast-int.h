@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fast path inside the ptrace engine (docs/fastpath.md), shared by
- * its files only: fast.c (the run: what is on, the processes, the hooks
- * the stop loop calls, declared in tracer-int.h), map.c (the pool and the
- * counters mapped into a process), patch.c (an object's sites rewritten
- * where it is mapped), fold.c (the counters turned into the sink's
- * aggregates) and remote.c (syscalls made in a stopped task).
+ * its files only: fast.c (the run: what is on, the hooks the stop loop
+ * calls; hooks.c, their row in the loop's table of extensions, struct
+ * loop_hooks of ptrace.h), procs.c (the processes that have the pool),
+ * map.c (the pool and the counters mapped into a process), patch.c (an
+ * object's sites rewritten where it is mapped), fold.c (the counters
+ * turned into the sink's aggregates), calib.c (a call's cost, the
+ * clock) and remote.c (syscalls made in a stopped task).
  * rewrite.h is the machine code they put in place.
  */
 #ifndef IOTRACE_FAST_INT_H
@@ -17,8 +19,57 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/user.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace.h"
 #include "tracer/rewrite/rewrite.h"
+
+/*
+ * --- the stop loop's hooks (fast.c), its row of loop_extensions[] in
+ * hooks.c; each does nothing when l->fast is NULL.  fast_start() decides
+ * at the plan (the pool's test put before the filter), fast_finish()
+ * folds what is left after the loop.  What each is for: struct
+ * loop_hooks (ptrace.h). ---
+ */
+int fast_start(struct loop *l, const struct tracer_target *target);
+void fast_finish(struct loop *l);
+bool fast_own_stop(struct loop *l, uint64_t ip);
+void fast_entry(struct loop *l, struct task *t);
+void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret);
+void fast_exec_event(struct loop *l, pid_t tgid);
+void fast_spawned(struct loop *l, struct task *t);
+void fast_exit_event(struct loop *l, struct task *t);
+void fast_gone(struct loop *l, struct task *t);
+bool fast_hold_first(struct loop *l, struct task *t, int status);
+pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,
+		    bool vfork);
+void fast_any_stop(struct loop *l, struct task *t);
+/*
+ * A call a trampoline sent to its stub (an fd the cells do not cover, or
+ * one of -k's 1 in N with --stack-sample, then *sample is set): where
+ * the program made it (after the site's syscall), to unwind it from.
+ */
+uint64_t fast_stub_site(struct loop *l, struct task *t, uint64_t ip,
+			bool *sample);
+/* t taken out of a trampoline if it was in one. */
+bool fast_signal_stop(struct loop *l, struct task *t, int sig);
+
+/*
+ * What the fast path keeps per task, in the loop's words for it
+ * (union task_ext, ptrace.h); may_alias, as those words have a type of
+ * their own.
+ */
+struct __attribute__((may_alias)) fast_task {
+	bool map;		/* an mmap of code: patch at its exit */
+	bool shares;		/* a process on its parent's memory (vfork,
+				   CLONE_VM, or kcmp could not tell) */
+	pid_t parent;		/* set up at its first stop as its child */
+};
+_Static_assert(sizeof(struct fast_task) <= sizeof(union task_ext),
+	       "struct fast_task must fit in union task_ext");
+
+static inline struct fast_task *fast_task(struct task *t)
+{
+	return (struct fast_task *)&t->ext;
+}
 
 /* --- syscalls in a stopped task (remote.c) --- */
 struct remote {
@@ -137,9 +188,10 @@ struct fast_run {
 	uint64_t sample;	/* -k --stack-sample N: N; else 0 */
 };
 int fast_calibrate_end(struct fast_run *f, struct fast_calib *c);
-/* The clock's scale and the call costs, at first use (fast.c). */
+/* The clock's scale and the call costs, at first use (calib.c). */
 bool fast_clock(struct fast_run *f);
 
+/* The run's processes, their code and counters shared (procs.c). */
 struct fast_proc *fast_proc_find(struct fast_run *f, pid_t tgid);
 struct fast_proc *fast_proc_add(struct fast_run *f, pid_t tgid);
 void fast_proc_drop(struct fast_run *f, pid_t tgid);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The fast path's run (docs/fastpath.md): whether it is on, the table of
- * processes that have the pool, and the hooks the stop loop calls
- * (tracer-int.h).  The ptrace engine stays in charge of every task; this
+ * The fast path's run (docs/fastpath.md): whether it is on, and the
+ * hooks the stop loop calls (struct loop_hooks, ptrace.h; the table of
+ * processes that have the pool is procs.c).  The ptrace engine stays in charge of every task; this
  * file only decides, at the stops the engine takes anyway, what the
  * pool, the sites and the counters need:
  *   execve's entry:  the image's counters folded (its fds still open);
@@ -28,82 +28,6 @@
 #include <linux/kcmp.h>
 #include <linux/ptrace.h>
 #include "tracer/rewrite/fast-int.h"
-
-/* --- processes --- */
-
-struct fast_proc *fast_proc_find(struct fast_run *f, pid_t tgid)
-{
-	size_t i;
-
-	for (i = 0; i < f->nproc; i++)
-		if (f->proc[i].tgid == tgid)
-			return &f->proc[i];
-	return NULL;
-}
-
-struct fast_proc *fast_proc_add(struct fast_run *f, pid_t tgid)
-{
-	struct fast_proc *p;
-
-	if (f->nproc == f->capproc) {
-		size_t cap = f->capproc ? 2 * f->capproc : 16;
-
-		p = realloc(f->proc, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		f->proc = p;
-		f->capproc = cap;
-	}
-	p = &f->proc[f->nproc++];
-	memset(p, 0, sizeof(*p));
-	p->tgid = tgid;
-	return p;
-}
-
-void fast_proc_drop(struct fast_run *f, pid_t tgid)
-{
-	struct fast_proc *p = fast_proc_find(f, tgid);
-
-	if (!p)
-		return;
-	fast_code_put(p->code);
-	fast_counters_put(p->cnt);
-	*p = f->proc[--f->nproc];
-}
-
-struct fast_code *fast_code_get(struct fast_code *c)
-{
-	if (c)
-		c->refs++;
-	return c;
-}
-
-void fast_code_put(struct fast_code *c)
-{
-	if (!c || --c->refs > 0)
-		return;
-	if (c->mem)
-		munmap(c->mem, RW_POOL_CODE + FAST_ISLANDS);
-	free(c->tramp);
-	free(c);
-}
-
-struct fast_counters *fast_counters_get(struct fast_counters *c)
-{
-	if (c)
-		c->refs++;
-	return c;
-}
-
-void fast_counters_put(struct fast_counters *c)
-{
-	if (!c || --c->refs > 0)
-		return;
-	if (c->mem)
-		munmap(c->mem, sizeof(*c->mem));
-	free(c->folded);
-	free(c);
-}
 
 /* --- the run --- */
 
@@ -220,40 +144,6 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	return 0;
 }
 
-/*
- * The TSC's interval: two tight readings (tsc.c) are each good to a few
- * tens of ns, so the scale to about 1 part in 10,000 over half a ms.
- */
-#define FAST_TSC_NS 500000
-
-/*
- * The trampolines' clock: the calibration child's figures, then the
- * TSC's scale from the mark fast_start() took (FAST_TSC_NS at least; the
- * child's rounds take about that).  false: no clock, no trampoline.
- */
-bool fast_clock(struct fast_run *f)
-{
-	if (!f->clock_tried) {
-		f->clock_tried = true;
-		/* Without it the times keep the filter's cost: said as 0. */
-		if (f->calibrating) {
-			struct fast_calib c = f->calib;
-
-			f->calibrating = false;
-			f->clock_ok = rw_tsc_since(&f->mark, FAST_TSC_NS,
-						   &f->tsc) == 0;
-			if (f->clock_ok)
-				fast_calibrate_end(f, &c);
-			else
-				fast_calibrate_end(NULL, &c);
-		} else {
-			f->clock_ok = rw_tsc_since(&f->mark, FAST_TSC_NS,
-						   &f->tsc) == 0;
-		}
-	}
-	return f->clock_ok;
-}
-
 void fast_finish(struct loop *l)
 {
 	struct fast_run *f = l->fast;
@@ -343,7 +233,7 @@ void fast_entry(struct loop *l, struct task *t)
 	if (!p)
 		return;
 	if (maps_code) {
-		t->fast_map = true;
+		fast_task(t)->map = true;
 		t->in_syscall = true;
 	} else {
 		fast_fold(f, p, lo, hi);
@@ -359,8 +249,8 @@ void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret)
 
 	if (!f)
 		return;
-	if (t->fast_map) {
-		t->fast_map = false;
+	if (fast_task(t)->map) {
+		fast_task(t)->map = false;
 		p = fast_proc_find(f, tgid);
 		if (p && ret >= 0) {
 			char path[64];
@@ -482,7 +372,7 @@ static void setup_child(struct loop *l, struct task *c, pid_t parent_tgid)
 		return;
 	pp = fast_proc_find(f, parent_tgid);	/* the table may have moved */
 	cp->code = fast_code_get(pp->code);
-	if (c->fast_shares) {
+	if (fast_task(c)->shares) {
 		/* One memory (or kcmp cannot tell): one page of counters. */
 		cp->cnt = fast_counters_get(pp->cnt);
 		return;
@@ -502,19 +392,19 @@ bool fast_hold_first(struct loop *l, struct task *t, int status)
 	if (!l->fast)
 		return false;
 	/* Met before its parent's event: held there until it comes. */
-	t->fast_held = true;
-	t->fast_held_status = status;
-	t->fast_held_ppid = (pid_t)task_status_field(t->tid, "PPid", 0);
+	t->held = true;
+	t->held_status = status;
+	t->held_ppid = (pid_t)task_status_field(t->tid, "PPid", 0);
 	return true;
 }
 
 void fast_any_stop(struct loop *l, struct task *t)
 {
-	pid_t parent = t->fast_parent;
+	pid_t parent = fast_task(t)->parent;
 
 	if (!parent)
 		return;
-	t->fast_parent = 0;
+	fast_task(t)->parent = 0;
 	if (l->fast)
 		setup_child(l, t, parent);
 }
@@ -530,22 +420,23 @@ pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,
 	pp = fast_proc_find(l->fast, parent_tgid);
 	/* A process of the parent's memory: vfork's, CLONE_VM's (kcmp: 0
 	   for one memory, 1 or 2, an order, for two; -1 cannot tell). */
-	c->fast_shares = pp && c->tgid != parent_tgid &&
-			 (vfork || syscall(SYS_kcmp, parent_tgid, child,
-					   KCMP_VM, 0, 0) <= 0);
+	fast_task(c)->shares = pp && c->tgid != parent_tgid &&
+			       (vfork || syscall(SYS_kcmp, parent_tgid, child,
+						 KCMP_VM, 0, 0) <= 0);
 	/*
 	 * A second thread on the parent's memory (a thread, or a process
 	 * sharing it but not vfork's, whose parent waits): the locked
 	 * trampolines from now on, switched while the parent is at this
 	 * event and the child has not run.
 	 */
-	if (pp && (c->tgid == parent_tgid || (c->fast_shares && !vfork)))
+	if (pp && (c->tgid == parent_tgid ||
+		   (fast_task(c)->shares && !vfork)))
 		fast_code_threaded(pp->code);
-	if (!c->fast_held) {
-		c->fast_parent = parent_tgid;	/* at its first stop */
+	if (!c->held) {
+		fast_task(c)->parent = parent_tgid;	/* at its first stop */
 		return 0;
 	}
-	c->fast_held = false;
+	c->held = false;
 	setup_child(l, c, parent_tgid);
 	return child;
 }

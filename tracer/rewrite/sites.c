@@ -2,7 +2,7 @@
 /*
  * Which syscall sites of an ELF object the fast path may rewrite
  * (rewrite.h), found in its file: the object is read as the unwinder
- * reads it (tracer/elfobj.h: segments, symbols, FDEs) and its code
+ * reads it (elf/elfobj.h: segments, symbols, FDEs) and its code
  * decoded with Zydis.  Every `syscall` (0f 05) of an executable segment
  * is judged once, by these rules in this order; the first it fails is
  * its one refusal, so n + the refusals = syscalls:
@@ -66,7 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <Zydis/Zydis.h>
-#include "tracer/elfobj.h"
+#include "elf/elfobj.h"
 #include "tracer/rewrite/rewrite.h"
 
 #define NR_MAX 1024		/* numbers the hot bitmap holds */

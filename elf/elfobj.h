@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ELF objects read from their files, private to tracer/: what an
- * executable, shared library or vDSO says about itself (symbols.c: its
+ * executable, shared library or vDSO says about itself (elfobj.c: its
  * PT_LOAD segments, function symbols, .eh_frame_hdr's search table;
  * ehframe.c: the FDEs of .eh_frame).  Two readers share them: the
  * unwinder (-k, unwind.h), which maps a frame to a function and finds

@@ -13,12 +13,87 @@
  * value read differs, or the memo's room for them ran out, or a read
  * failed (memory the next call may have), and the call is unwound as
  * ever.  Fixed size (MEMO_SLOTS, made on first use),
- * nothing allocated per unwind.
+ * nothing allocated per unwind.  What libunwind reads goes through
+ * here too (unwind_read_word(), unwind_reg(), the task's pages read at
+ * most once an unwind), so the memo notes every word as it is read and
+ * checks a memo with the same readers: unwind.c's accessors call these,
+ * and nothing here calls back into unwind.c.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tracer/tracer-int.h"
-#include "tracer/unwind.h"
+#include <sys/uio.h>
+#include "tracer/tracer.h"
+#include "unwind/unwind-int.h"
+
+/* The page at addr of the task, read at most once per unwind. */
+static const struct page *page_at(struct unwinder *u, uint64_t addr)
+{
+	struct page *pg;
+	struct iovec local, remote;
+	unsigned i;
+
+	addr &= ~(uint64_t)(PAGE - 1);
+	for (i = 0; i < PAGES; i++)
+		if (u->pages[i].stamp == u->clock && u->pages[i].addr == addr)
+			return u->pages[i].ok ? &u->pages[i] : NULL;
+	pg = &u->pages[u->next_page++ % PAGES];
+	pg->addr = addr;
+	pg->stamp = u->clock;
+	local = (struct iovec){ pg->data, PAGE };
+	remote = (struct iovec){ (void *)addr, PAGE };
+	pg->ok = process_vm_readv(u->tid, &local, 1, &remote, 1, 0) == PAGE;
+	return pg->ok ? pg : NULL;
+}
+
+/*
+ * 8 bytes at an aligned addr: a built table, an object's file or
+ * memory; memory is what the memo keeps.
+ */
+int unwind_read_word(struct unwinder *u, uint64_t addr, uint64_t *val)
+{
+	const struct umap *m;
+	const struct elf_obj *o;
+	const struct page *pg;
+	uint64_t i;
+
+	if (addr >= SYNTH_BASE) {
+		i = (addr - SYNTH_BASE) >> 32;
+		o = i < u->nobjs ? u->objs[i] : NULL;
+		addr &= 0xffffffffu;
+		if (!o || addr + 8 > o->nsynth * 2 * sizeof(int32_t))
+			return -UNW_EINVAL;
+		memcpy(val, (const char *)o->synth + addr, 8);
+		return 0;
+	}
+	m = unwind_map_of(u->proc, addr);
+	if (m && elf_obj_read(m->obj, addr - m->bias, val) == 0)
+		return 0;
+	pg = page_at(u, addr);
+	if (!pg) {
+		memo_spoil(u);
+		return -UNW_EINVAL;
+	}
+	memcpy(val, pg->data + (addr & (PAGE - 1)), 8);
+	memo_note_word(u, addr, *val);
+	return 0;
+}
+
+uint64_t unwind_reg(const struct user_regs_struct *r, int reg)
+{
+	const unsigned long long *v[] = {
+		[UNW_X86_64_RAX] = &r->rax, [UNW_X86_64_RDX] = &r->rdx,
+		[UNW_X86_64_RCX] = &r->rcx, [UNW_X86_64_RBX] = &r->rbx,
+		[UNW_X86_64_RSI] = &r->rsi, [UNW_X86_64_RDI] = &r->rdi,
+		[UNW_X86_64_RBP] = &r->rbp, [UNW_X86_64_RSP] = &r->rsp,
+		[UNW_X86_64_R8] = &r->r8,   [UNW_X86_64_R9] = &r->r9,
+		[UNW_X86_64_R10] = &r->r10, [UNW_X86_64_R11] = &r->r11,
+		[UNW_X86_64_R12] = &r->r12, [UNW_X86_64_R13] = &r->r13,
+		[UNW_X86_64_R14] = &r->r14, [UNW_X86_64_R15] = &r->r15,
+		[UNW_X86_64_RIP] = &r->rip,
+	};
+
+	return reg >= 0 && reg <= UNW_X86_64_RIP ? *v[reg] : 0;
+}
 
 static struct memo *slot_of(struct unwinder *u)
 {

@@ -14,7 +14,7 @@
  */
 #include <linux/audit.h>
 #include <seccomp.h>
-#include "tracer/syscalls.h"
+#include "syscalls/syscalls.h"
 
 /*
  * The personalities of the build's architecture, the native one first.

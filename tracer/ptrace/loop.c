@@ -26,8 +26,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
-#include "tracer/unwind.h"
+#include "tracer/ptrace/ptrace-int.h"
+#include "unwind/unwind.h"
 
 static pid_t task_tgid(struct task *t)
 {
@@ -107,7 +107,7 @@ static uint64_t entry_stack(struct loop *l, struct task *t, uint8_t act,
 	/* The execve that starts a command is made by iotrace's code. */
 	if (l->leader_iotrace && t->tid == l->leader)
 		return now;
-	at = fast_stub_site(l, t, ip, &sample);
+	at = l->hooks ? l->hooks->stub_site(l, t, ip, &sample) : 0;
 	t->stack_id = unwinder_stack(l->unwind, t->tid, task_tgid(t),
 				     t->arch, t->nr, at, sample);
 	return mono_ns();
@@ -137,9 +137,9 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 		emit(l, t, 0, EVF_COUNT_ONLY | EVF_HIDDEN, now);
 	/* The exit stop is wanted for timing or for a pinning fix-up. */
 	t->in_syscall = (act & (ACT_TIME | ACT_FIXUP | ACT_TRACK)) != 0;
-	if (l->fast) {
+	if (l->hooks) {
 		task_tgid(t);
-		fast_entry(l, t);
+		l->hooks->entry(l, t);
 	}
 }
 
@@ -193,7 +193,7 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 	/* A trampoline's call (a task that stops at every call): its
 	   trampoline counts it; a filter of the program's own still has
 	   its say. */
-	if (fast_own_stop(l, info.instruction_pointer)) {
+	if (l->hooks && l->hooks->own_stop(l, info.instruction_pointer)) {
 		if (info.op == PTRACE_SYSCALL_INFO_SECCOMP &&
 		    !plan_data_ours(info.seccomp.ret_data))
 			ownfilter_refuse(l, t->tid);
@@ -215,7 +215,8 @@ static void on_syscall_stop(struct loop *l, struct task *t, uint64_t now)
 	case PTRACE_SYSCALL_INFO_EXIT:
 		t->entered = false;
 		on_exit_stop(l, t, info.exit.rval, now);
-		fast_exit(l, t, info.arch, info.exit.rval);
+		if (l->hooks)
+			l->hooks->exit_stop(l, t, info.arch, info.exit.rval);
 		break;
 	}
 }
@@ -312,8 +313,8 @@ static bool is_stop_signal(int sig)
 }
 
 /*
- * A new task the fast path held at its first stop, its parent's event
- * now seen: that stop handled as any other.
+ * A new task the loop's extension held at its first stop, its parent's
+ * event now seen: that stop handled as any other.
  */
 static void on_stop(struct loop *l, struct task *t, int status, uint64_t now);
 static void release_held(struct loop *l, pid_t tid, uint64_t now)
@@ -321,8 +322,8 @@ static void release_held(struct loop *l, pid_t tid, uint64_t now)
 	struct task *c = tid > 0 ? task_find(&l->tasks, tid) : NULL;
 
 	if (c) {
-		c->fast_held = false;
-		on_stop(l, c, c->fast_held_status, now);
+		c->held = false;
+		on_stop(l, c, c->held_status, now);
 	}
 }
 
@@ -333,7 +334,8 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	pid_t child;
 	bool in_syscall;
 
-	fast_any_stop(l, t);
+	if (l->hooks)
+		l->hooks->any_stop(l, t);
 	if (sig == (SIGTRAP | 0x80) || event == PTRACE_EVENT_SECCOMP) {
 		on_syscall_stop(l, t, now);
 		resume(l, tid, t->in_syscall, 0);
@@ -343,7 +345,8 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 	case 0:
 		/* Signal-delivery-stop: deliver it, exactly once (from
 		   where the program is, if it was in a trampoline). */
-		fast_signal_stop(l, t, sig);
+		if (l->hooks)
+			l->hooks->signal_stop(l, t, sig);
 		resume(l, tid, t->in_syscall, sig);
 		break;
 	case PTRACE_EVENT_STOP:
@@ -354,7 +357,8 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 			resume(l, tid, t->in_syscall, 0);
 		break;
 	case PTRACE_EVENT_EXEC:
-		fast_exec_event(l, tid);
+		if (l->hooks)
+			l->hooks->exec_event(l, tid);
 		on_exec(l, tid);
 		unwinder_maps_changed(l->unwind, tid);
 		if (tid == l->leader)
@@ -369,14 +373,14 @@ static void on_stop(struct loop *l, struct task *t, int status, uint64_t now)
 		in_syscall = t->in_syscall;
 		child = on_new_task(l, t);	/* t is stale after it */
 		t = task_find(&l->tasks, tid);
-		if (child && t)
-			release_held(l, fast_new_task(l, task_tgid(t), child,
-						      event ==
-						      PTRACE_EVENT_VFORK), now);
+		if (child && t && l->hooks)
+			release_held(l, l->hooks->new_task(l, task_tgid(t),
+					child, event == PTRACE_EVENT_VFORK), now);
 		resume(l, tid, in_syscall, 0);
 		break;
 	case PTRACE_EVENT_EXIT:
-		fast_exit_event(l, t);	/* its counters folded first */
+		if (l->hooks)	/* its counters folded first */
+			l->hooks->exit_event(l, t);
 		report_exit(l, t);
 		resume(l, tid, t->in_syscall, 0);
 		break;
@@ -392,8 +396,8 @@ static void release_orphans(struct loop *l, pid_t parent)
 	size_t i;
 
 	for (i = 0; i < l->tasks.cap; i++)
-		if (l->tasks.slots[i].tid && l->tasks.slots[i].fast_held &&
-		    l->tasks.slots[i].fast_held_ppid == parent)
+		if (l->tasks.slots[i].tid && l->tasks.slots[i].held &&
+		    l->tasks.slots[i].held_ppid == parent)
 			release_held(l, l->tasks.slots[i].tid, mono_ns());
 }
 
@@ -411,10 +415,10 @@ static void on_gone(struct loop *l, pid_t tid, int status)
 	}
 	if (t)
 		end_forked(l, t);
-	if (t)
-		fast_gone(l, t);
-	if (l->fast && t)
+	if (l->hooks && t) {
+		l->hooks->gone(l, t);
 		release_orphans(l, t->tgid ? t->tgid : tid);
+	}
 	task_del(&l->tasks, tid);
 }
 
@@ -442,7 +446,7 @@ int loop_run(struct loop *l)
 	pid_t tid;
 
 	for (;;) {
-		if (l->deferred_tid) {	/* died in the fast path's calls */
+		if (l->deferred_tid) {	/* died in the extension's calls */
 			tid = l->deferred_tid;
 			status = l->deferred_status;
 			l->deferred_tid = 0;
@@ -471,7 +475,8 @@ int loop_run(struct loop *l)
 			t = task_get(&l->tasks, tid);
 			if (!t)
 				return -ENOMEM;
-			if (!l->ending && fast_hold_first(l, t, status))
+			if (!l->ending && l->hooks &&
+			    l->hooks->hold_first(l, t, status))
 				continue;
 		}
 		l->status = status;

@@ -1,30 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared between the files of tracer/ only; everything outside uses
- * tracer.h.  The ptrace engine is ptrace.c (the engine and its table of
- * targets), loop.c (the stop loop), spawn.c (the target it starts itself)
- * and the plan, pinning and task table below.
+ * The ptrace engine's two seams, for what plugs into it from outside
+ * tracer/ptrace/: a kind of target (struct ptrace_target: how the
+ * engine gets hold of a target's tasks and lets go of them; spawn.c,
+ * attach.c) and an extension of the stop loop (struct loop_hooks: what
+ * the loop calls at its stops, and the per-task state it keeps for it;
+ * the fast path, tracer/rewrite/).  Both see the loop's state: the
+ * plan, the task table, the run's options, sink and result.  What the
+ * engine's own files share besides is ptrace-int.h.
  */
-#ifndef IOTRACE_TRACER_INT_H
-#define IOTRACE_TRACER_INT_H
+#ifndef IOTRACE_PTRACE_H
+#define IOTRACE_PTRACE_H
 
 #include <linux/filter.h>
 #include <sched.h>
-#include <signal.h>
 #include <time.h>
 #include "tracer/tracer.h"
 
 struct unwinder;
 
-/* SIGTERM or SIGHUP received by iotrace while tracing; 0 if none. */
-extern volatile sig_atomic_t tracer_fatal_signal;
-/*
- * The first traced process, killed by the handler of those signals while
- * iotrace has not reaped it; 0 if none.
- */
-extern volatile sig_atomic_t tracer_leader;
-/* The first process is reaped (or the run over): the handler forgets it. */
-void tracer_leader_reaped(void);
+/* The engine (ptrace.c): its row of tracer_engines[] (engines.c). */
+extern const struct tracer_engine ptrace_engine;
 
 /*
  * What the tracer does with each syscall; in seccomp mode, also the
@@ -74,8 +70,6 @@ struct plan {
 	bool no_new_privs;		/* needed to load it without privilege */
 };
 
-int plan_build(struct plan *pl, const struct tracer_opts *opts);
-void plan_release(struct plan *pl);
 static inline uint8_t plan_action(const struct plan *pl, uint32_t arch, int nr)
 {
 	int pnr, pers = syscall_locate(arch, nr, &pnr);
@@ -86,31 +80,6 @@ static inline uint8_t plan_action(const struct plan *pl, uint32_t arch, int nr)
 }
 
 /*
- * Marks ACT_TRACK on the syscalls the fd cache must see (close, dup2,
- * execve, clone...) where the plan would skip them: a cache that missed a
- * close could name the wrong file.
- */
-void fd_mark_tracked(uint8_t *actions, int pers);
-
-/*
- * Why the seccomp filter cannot be used with opts here, or NULL
- * (seccomp.c): the kernel (before 4.8 the stop order differs; without
- * CONFIG_SECCOMP_FILTER), a sandbox that refuses seccomp(2) to iotrace
- * (a container's own filter), or --no-follow (untraced children would
- * inherit a filter nobody answers).
- */
-const char *tracer_seccomp_unusable(const struct tracer_opts *opts);
-
-/*
- * At the entry of an ACT_CLONE call: clears CLONE_UNTRACED in the call's
- * flags, in the task's registers or memory, so that its child is traced
- * like any other (one with the flag would inherit the filter untraced).
- */
-void clone_keep_traced(pid_t tid, uint32_t arch, int nr,
-		       const uint64_t *args);
-
-
-/*
  * Same-CPU placement (pin.c): while the traced tree is one task, the
  * tracer and it share a CPU; the task still sees its original mask.
  */
@@ -119,18 +88,15 @@ struct pin {
 	cpu_set_t orig;		/* the mask the command was started with */
 };
 
-void pin_start(struct pin *pin);
-/* A second task appeared (child tid): everyone gets orig back. */
-void pin_end(struct pin *pin, pid_t parent, pid_t child);
 /*
- * At the entry of any call: one that makes a task ends pinning, and so
- * does a sched_getaffinity whose result could not be rewritten.
+ * Per-task state of the loop's extension (struct loop_hooks), in a type
+ * of its owner's (the fast path's: struct fast_task, fast-int.h) that
+ * fits these words; the loop copies it with its task (an execve that
+ * moves a thread's state to the leader's tid) and never reads it.
  */
-void pin_at_entry(struct pin *pin, pid_t tid, uint32_t arch, int nr,
-		  const uint64_t *args);
-/* At the exit of a FIXUP call: make sched_getaffinity tell orig. */
-void pin_fixup(struct pin *pin, pid_t tid, uint32_t arch, int nr,
-	       const uint64_t *args, int64_t ret);
+union task_ext {
+	uint64_t words[1];
+};
 
 /* Per-task state, in a table keyed by tid (tasks.c). */
 struct task {
@@ -150,14 +116,12 @@ struct task {
 	pid_t forked;		/* the child the current call (fork, vfork,
 				   clone) has made: it completed, even if
 				   the task is gone before its exit stop */
-	/* The fast path only (tracer/rewrite/fast.c): */
-	bool fast_map;		/* an mmap of code: patch at its exit */
-	bool fast_held;		/* a new task held at its first stop */
-	bool fast_shares;	/* a process on its parent's memory (vfork,
-				   CLONE_VM, or kcmp could not tell) */
-	int fast_held_status;	/* that stop's status */
-	pid_t fast_held_ppid;	/* and its parent, as /proc said then */
-	pid_t fast_parent;	/* set up at its first stop as its child */
+	/* Held by the loop's extension at its first stop, met before its
+	   parent's event (hold_first): released by that event. */
+	bool held;
+	int held_status;	/* that stop's status */
+	pid_t held_ppid;	/* and its parent, as /proc said then */
+	union task_ext ext;	/* the extension's (struct loop_hooks) */
 };
 
 struct task_table {
@@ -178,21 +142,6 @@ long task_status_field(pid_t tid, const char *field, long missing);
 uint64_t task_auxv(pid_t tid, uint64_t type);
 /* tid as its own (innermost) pid namespace sees it: NSpid's last id. */
 pid_t task_ns_tid(pid_t tid);
-
-/* --- the ptrace engine (ptrace.c) --- */
-
-extern const struct tracer_engine ptrace_engine;
-
-/*
- * Calibration by a run (calibrate.c): a child makes a trivial call many
- * times under engine e with opts; the engine's median time for it minus
- * the untraced median.  For any engine that times calls from outside.
- */
-int calibrate_by_run(const struct tracer_engine *e,
-		     const struct tracer_opts *opts,
-		     struct tracer_calibration *c);
-/* The median of n times (v sorted in place); 0 for none. */
-uint64_t median_u64(uint64_t *v, size_t n);
 
 struct ptrace_target;
 
@@ -215,11 +164,60 @@ struct loop {
 				   of its own: every task stops at every
 				   call (PTRACE_SYSCALL) from now on */
 	int status;		/* wait status of the stop being handled */
-	struct fast_run *fast;	/* the fast path's run; NULL: off */
-	pid_t deferred_tid;	/* a task that died while the fast path */
+	const struct loop_hooks *hooks;	/* the extension that is on, or NULL */
+	struct fast_run *fast;	/* the fast path's run (its hooks' state) */
+	pid_t deferred_tid;	/* a task that died while the extension */
 	int deferred_status;	/* made calls in it: its status, handled
 				   at the loop's next turn */
 };
+
+/*
+ * An extension of the stop loop (the fast path, tracer/rewrite/): what
+ * the loop calls at its stops, one row in loop_extensions[] (ptrace.c).
+ * start() decides at the plan (it may put a test of its own before the
+ * filter); the loop calls the rest only once start() said 1, each at
+ * the point named; finish() undoes start() after the loop (it may be
+ * called twice).
+ */
+struct loop_hooks {
+	/* 1: on, and the hooks below are called; 0: off; or -errno. */
+	int (*start)(struct loop *l, const struct tracer_target *target);
+	void (*finish)(struct loop *l);
+	/* A syscall stop at ip: the extension's own call (counted there). */
+	bool (*own_stop)(struct loop *l, uint64_t ip);
+	/* After the loop's entry handling (t's call known). */
+	void (*entry)(struct loop *l, struct task *t);
+	/* After the exit stop's; arch: the task's now (a new image's). */
+	void (*exit_stop)(struct loop *l, struct task *t, uint32_t arch,
+			  int64_t ret);
+	/* PTRACE_EVENT_EXEC of tgid, before the loop's own handling. */
+	void (*exec_event)(struct loop *l, pid_t tgid);
+	/* A built-in workload's child at its first stop (spawn.c). */
+	void (*spawned)(struct loop *l, struct task *t);
+	/* PTRACE_EVENT_EXIT of t, before its exit is reported. */
+	void (*exit_event)(struct loop *l, struct task *t);
+	/* t is gone (reaped). */
+	void (*gone)(struct loop *l, struct task *t);
+	/* A task met before its parent's event: true when held (t->held). */
+	bool (*hold_first)(struct loop *l, struct task *t, int status);
+	/* Its parent's event: the child's tid if it was held (resume it). */
+	pid_t (*new_task)(struct loop *l, pid_t parent_tgid, pid_t child,
+			  bool vfork);
+	/* Any stop of t, first. */
+	void (*any_stop)(struct loop *l, struct task *t);
+	/*
+	 * At t's entry stop at ip (its call known), for -k: where the
+	 * program made a call the extension moved elsewhere, to unwind it
+	 * from, and whether it is one of --stack-sample's (*sample); else 0.
+	 */
+	uint64_t (*stub_site)(struct loop *l, struct task *t, uint64_t ip,
+			      bool *sample);
+	/* A signal-delivery stop of sig. */
+	bool (*signal_stop)(struct loop *l, struct task *t, int sig);
+};
+
+/* The loop's extensions, tried in order; NULL last (ptrace.c). */
+extern const struct loop_hooks *const loop_extensions[];
 
 /*
  * How the ptrace engine gets hold of one kind of target's tasks and lets
@@ -264,79 +262,8 @@ struct ptrace_target {
 	void (*finish)(struct loop *l);
 };
 
-extern const struct ptrace_target spawn_target;
-extern const struct ptrace_target attach_target;
-
-/*
- * The ptrace engine's run() over target, whose tasks pt takes hold of:
- * the row of ptrace_targets[] for target's kind (or, in a unit test, a
- * target of its own).  Refuses with -EINVAL what the probe would refuse.
- */
-int ptrace_run_target(const struct ptrace_target *pt,
-		      const struct tracer_opts *opts,
-		      const struct tracer_target *target,
-		      const struct tracer_sink *sink,
-		      struct tracer_result *res);
-
-/*
- * The program's own seccomp (ownfilter.c).  At the entry of an
- * ACT_SECCOMP call of t: a filter being loaded sets l->own_filters;
- * strict mode, which iotrace's filter would refuse, is emulated; the
- * mode asked for with PR_GET_SECCOMP is the one the task would have
- * untraced.
- */
-void ownfilter_at_entry(struct loop *l, struct task *t);
-/*
- * At a seccomp stop without iotrace's tag: the task's own filter
- * returned SECCOMP_RET_TRACE, and with no tracer for it the call fails
- * with ENOSYS, as it does untraced.
- */
-void ownfilter_refuse(struct loop *l, pid_t tid);
-/* At an entry stop of a strict task: kills it at a call strict forbids. */
-bool ownfilter_strict_kills(struct task *t, uint32_t arch, int nr);
-
 /* Adds a task the loop must know before its first stop.  NULL: ENOMEM. */
 struct task *loop_add_task(struct loop *l, pid_t tid, pid_t tgid);
-/* Handles stops until no traced task is left.  0 or -errno. */
-int loop_run(struct loop *l);
-
-/*
- * --- the fast path's hooks in the stop loop (tracer/rewrite/fast.c) ---
- * Each does nothing when l->fast is NULL.  fast_start() decides at the
- * plan (the pool's test put before the filter), fast_finish() folds what
- * is left after the loop.
- */
-struct fast_run;
-int fast_start(struct loop *l, const struct tracer_target *target);
-void fast_finish(struct loop *l);
-/* A syscall stop at ip: a trampoline's own call (counted there). */
-bool fast_own_stop(struct loop *l, uint64_t ip);
-/* After on_entry (t's call known): folds, or wants mmap's exit. */
-void fast_entry(struct loop *l, struct task *t);
-/* After on_exit_stop; arch: the task's now (a new image's). */
-void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret);
-void fast_exec_event(struct loop *l, pid_t tgid);
-/* A built-in workload's child at its first stop (spawn.c). */
-void fast_spawned(struct loop *l, struct task *t);
-void fast_exit_event(struct loop *l, struct task *t);
-void fast_gone(struct loop *l, struct task *t);
-/* A task met before its parent's event: true when held (not resumed). */
-bool fast_hold_first(struct loop *l, struct task *t, int status);
-/* Its parent's event: the child's tid if it was held (resume it). */
-pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,
-		    bool vfork);
-void fast_any_stop(struct loop *l, struct task *t);
-/*
- * At t's entry stop at ip (its call known): a call a trampoline sent to
- * its stub (an fd the cells do not cover, or one of -k's 1 in N with
- * --stack-sample, then *sample is set): where the program made it
- * (after the site's syscall), to unwind it from; else 0.
- */
-uint64_t fast_stub_site(struct loop *l, struct task *t, uint64_t ip,
-			bool *sample);
-/* A signal-delivery stop of sig: t taken out of a trampoline if it was
- * in one. */
-bool fast_signal_stop(struct loop *l, struct task *t, int sig);
 
 static inline uint64_t mono_ns(void)
 {

@@ -14,7 +14,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tracer/elfobj.h"
+#include "elf/elfobj.h"
 
 #define PE_OMIT 0xff
 

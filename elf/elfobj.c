@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "tracer/elfobj.h"
+#include "elf/elfobj.h"
 
 /* The n bytes at off of the image, or NULL when they are not all in it. */
 static const void *at(const struct elf_obj *o, uint64_t off, uint64_t n)

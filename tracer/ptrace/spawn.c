@@ -29,117 +29,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
-
-volatile sig_atomic_t tracer_fatal_signal;
-static volatile sig_atomic_t tracer_interrupt;
-volatile sig_atomic_t tracer_leader;
-/* A pidfd of tracer_leader, -1 if none: it never names another process. */
-static volatile sig_atomic_t leader_pidfd = -1;
-
-/*
- * Signals whose disposition iotrace changes while it traces.  SIGPIPE
- * (sent, or the report written to a closed pipe) is handled as SIGTERM:
- * it must not kill iotrace and lose --save.
- */
-static const int handled_signals[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP,
-				       SIGPIPE };
-#define NHANDLED (sizeof(handled_signals) / sizeof(handled_signals[0]))
-static struct sigaction saved_actions[NHANDLED];
-static sigset_t saved_mask;
-
-/*
- * SIGTERM and SIGHUP sent to iotrace alone end the traced command: kill
- * the first process now (the stop loop kills the rest), so the wait in the
- * loop returns even when nothing else would happen.  Only while iotrace
- * has not reaped it: then its pid may be anyone's.  Through its pidfd
- * where the kernel has them (5.3), so even a signal between the reaping
- * and tracer_leader_reaped() signals nobody; by pid otherwise.
- */
-static void on_fatal_signal(int sig)
-{
-	int saved_errno = errno;	/* the interrupted code's, kept */
-
-	tracer_fatal_signal = sig;
-	if (leader_pidfd >= 0)
-		syscall(SYS_pidfd_send_signal, (int)leader_pidfd, SIGKILL,
-			NULL, 0);
-	else if (tracer_leader > 0)
-		kill(tracer_leader, SIGKILL);
-	errno = saved_errno;
-}
-
-static void leader_set(pid_t pid)
-{
-	tracer_leader = pid;
-	leader_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
-void tracer_leader_reaped(void)
-{
-	int fd = leader_pidfd;
-
-	tracer_leader = 0;
-	leader_pidfd = -1;
-	if (fd >= 0)
-		close(fd);
-}
-
-/*
- * SIGINT and SIGQUIT from the terminal reach the whole foreground group:
- * the command decides what they do, and iotrace stays to print the table
- * of what ran.  iotrace only notes them: one that comes before the command
- * has started (during calibration) or between the runs of a sweep means
- * the user wants to stop.  Signals the user had iotrace ignore (nohup)
- * stay ignored.
- */
-static void on_interrupt(int sig)
-{
-	int saved_errno = errno;
-
-	tracer_interrupt = sig;
-	errno = saved_errno;
-}
-
-int tracer_pending_signal(void)
-{
-	return tracer_fatal_signal ? tracer_fatal_signal : tracer_interrupt;
-}
-
-void tracer_signals_init(void)
-{
-	static bool done;	/* a second call must not save our own state */
-	struct sigaction sa;
-	size_t i;
-
-	if (done)
-		return;
-	done = true;
-	sigprocmask(SIG_SETMASK, NULL, &saved_mask);
-	for (i = 0; i < NHANDLED; i++) {
-		int sig = handled_signals[i];
-
-		sigaction(sig, NULL, &saved_actions[i]);
-		if (saved_actions[i].sa_handler == SIG_IGN)
-			continue;
-		memset(&sa, 0, sizeof(sa));
-		sigemptyset(&sa.sa_mask);
-		/* No SA_RESTART: waitpid returns EINTR to the stop loop. */
-		sa.sa_handler = (sig == SIGTERM || sig == SIGHUP ||
-				 sig == SIGPIPE) ? on_fatal_signal : on_interrupt;
-		sigaction(sig, &sa, NULL);
-	}
-}
-
-/* In the child, before exec: only async-signal-safe calls. */
-static void restore_signals(void)
-{
-	size_t i;
-
-	for (i = 0; i < NHANDLED; i++)
-		sigaction(handled_signals[i], &saved_actions[i], NULL);
-	sigprocmask(SIG_SETMASK, &saved_mask, NULL);
-}
+#include "tracer/ptrace/ptrace-int.h"
 
 /*
  * Like execvp: the resolved path is run with argv as typed (argv[0]
@@ -262,7 +152,7 @@ static void child_main(const struct plan *pl,
 	ssize_t n;
 	char go;
 
-	restore_signals();
+	tracer_signals_restore();
 	while ((n = read(go_fd, &go, 1)) < 0 && errno == EINTR)
 		;
 	if (n != 1)
@@ -308,10 +198,10 @@ static int first_stop(struct loop *l, pid_t pid, bool function)
 	}
 	/* A workload has no execve: the fast path's pool goes in now,
 	   before the filter and the workload. */
-	if (function && l->fast) {
+	if (function && l->hooks) {
 		memset(&self, 0, sizeof(self));
 		self.tid = self.tgid = pid;
-		fast_spawned(l, &self);
+		l->hooks->spawned(l, &self);
 	}
 	if (ptrace(l->plan.bpf ? PTRACE_CONT : PTRACE_SYSCALL,
 		   pid, 0L, 0L) < 0)
@@ -336,7 +226,7 @@ static int seize_child(struct loop *l, pid_t pid, const int go[2],
 	/* The fast path's counters are folded while the fds are open; a
 	   task's own io is read while /proc still has it.  Not for attached
 	   processes: their io counts what they did before. */
-	if (l->fast || l->sink->task_exit)
+	if (l->hooks || l->sink->task_exit)
 		options |= PTRACE_O_TRACEEXIT;
 	if (l->opts->follow)
 		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
@@ -378,7 +268,7 @@ static int spawn_start(struct loop *l, const struct tracer_target *target)
 		goto out_kill;
 	l->leader = pid;
 	l->leader_iotrace = target->kind == TARGET_COMMAND;
-	leader_set(pid);
+	tracer_leader_set(pid);
 	return 0;
 
 out_kill:

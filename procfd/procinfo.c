@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "procfd/procfd.h"
 #include "tracer/tracer.h"
 
 /* The whole of a small /proc file into buf, NUL-ended; its length or -1. */

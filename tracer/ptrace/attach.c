@@ -25,7 +25,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 
 /* A wake-up of the loop's wait, so a signal or the deadline is seen. */
 #define ATTACH_TICK_US 100000

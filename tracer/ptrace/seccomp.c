@@ -23,8 +23,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
-#include "tracer/unwind.h"
+#include "tracer/ptrace/ptrace-int.h"
 
 /* What opts make of number nr of personality pers (-1: outside all). */
 static uint8_t traced_action(const struct tracer_opts *opts, int pers, int nr)
@@ -103,6 +102,30 @@ static void mark_facts(uint8_t *actions, int pers,
 		if ((opts->stacks || opts->rewrite) && pers == 0 &&
 		    (f->flags & SF_MAPS_CODE))
 			actions[nrs[i]] |= ACT_MAPS;
+	}
+}
+
+/*
+ * Marks ACT_TRACK on the syscalls the fd cache (procfd/fds.c) must see
+ * (close, dup2, execve, clone...) where the plan would skip them: a
+ * cache that missed a close could name the wrong file.  Only the calls
+ * that free or change an fd need to be seen: a number comes back from
+ * open, socket or dup only after one of them freed it.
+ */
+static void fd_mark_tracked(uint8_t *actions, int pers)
+{
+	const struct syscall_fact *f;
+	const uint16_t *nrs;
+	int i, n = syscall_pers_facts(pers, &nrs);
+
+	for (i = 0; i < n; i++) {
+		f = syscall_fact(pers, nrs[i]);
+		if (f->fx == FX_NONE || f->fx == FX_RET ||
+		    actions[nrs[i]] != ACT_SKIP)
+			continue;
+		/* Only a new task's tid needs the return value. */
+		actions[nrs[i]] = f->fx == FX_CHILD ? ACT_TRACK :
+				  ACT_TRACK_ENTRY;
 	}
 }
 

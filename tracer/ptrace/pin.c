@@ -23,7 +23,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 
 void pin_start(struct pin *pin)
 {

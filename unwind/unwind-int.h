@@ -1,52 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The unwinder of the ptrace engine (-k), private to tracer/: over the
- * ELF objects of elfobj.h (symbols, unwind tables, segments), the
- * unwinder itself (unwind.c: per-process map caches,
- * libunwind over accessors of its own, stacks interned into a
- * struct tracer_stacks).  The stop loop calls unwinder_stack() at the
- * entry of each traced call and tells it when a process's mappings
- * change; nothing else of it is per stop.
+ * Shared by the unwinder's files only (unwind.c, unwmemo.c, procmaps.c):
+ * the map caches, the per-process state and the memo of whole unwinds
+ * behind unwind.h.
  */
-#ifndef IOTRACE_UNWIND_H
-#define IOTRACE_UNWIND_H
+#ifndef IOTRACE_UNWIND_INT_H
+#define IOTRACE_UNWIND_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
 #include <libunwind.h>
-#include "tracer/elfobj.h"
-#include "tracer/tracer.h"
-
-/* --- the unwinder (unwind.c) --- */
+#include "elf/elfobj.h"
+#include "unwind/unwind.h"
 
 #define ELF_OBJS_MAX 1024	/* objects known to one unwinder */
-
-struct unwinder;
-/* NULL: no memory. */
-struct unwinder *unwinder_new(struct tracer_stacks *st, unsigned depth,
-			      unsigned sample);
-void unwinder_free(struct unwinder *u);
-/*
- * At the entry stop of syscall nr (arch) of tid in process tgid: the id
- * of its user stack in the table, TRACER_ID_NONE when it is not unwound
- * (not sampled, another personality, table full).  at: 0, or the
- * instruction pointer to unwind from, for a call the fast path sent to
- * its site's stub (tracer/rewrite/), which no unwind information
- * describes: after the site's syscall, where the program made it.
- * force: a call the fast path sampled, always unwound and not one of
- * the 1 in N of ptrace's stops.
- */
-uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
-			uint32_t arch, int nr, uint64_t at, bool force);
-/* tgid's mappings may have changed (execve, an executable mmap). */
-void unwinder_maps_changed(struct unwinder *u, pid_t tgid);
-/* tgid is gone: its map cache goes. */
-void unwinder_forget(struct unwinder *u, pid_t tgid);
-
-/* --- inside the unwinder only (unwind.c, maps.c) --- */
-
 #define PROCS_MAX 256		/* processes with a map cache */
 #define MAPS_MAX 1024		/* executable mappings per process */
 #define RAW_SLOTS 16384		/* stacks cached by return addresses */

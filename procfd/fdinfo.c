@@ -18,6 +18,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "procfd/procfd.h"
 #include "tracer/tracer.h"
 
 #ifndef BCACHEFS_SUPER_MAGIC

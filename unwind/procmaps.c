@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The unwinder's map caches (-k): per process, its executable mappings
- * and the ELF object mapped in each (symbols.c), with the load bias,
+ * and the ELF object mapped in each (elf/elfobj.c), with the load bias,
  * read from /proc/PID/maps when the process is first unwound and again
  * only when its mappings changed (unwinder_maps_changed: execve, an
  * executable mmap or mprotect; or once for an address in no known
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
-#include "tracer/unwind.h"
+#include "unwind/unwind-int.h"
 
 static struct elf_obj *obj_find(struct unwinder *u, const char *path,
 				dev_t dev, ino_t ino)

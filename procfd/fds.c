@@ -8,14 +8,17 @@
  * an fd number when any traced task closes or replaces it, and a task's
  * fds (and its leader's) when it execs (close-on-exec) or its tid is
  * handed to a new child, in any personality: what a call does to fds is
- * its fact's fx (tracer/systab.c).  It is a fixed-size set-associative table: memory
- * is bounded, and a (task, fd) pushed out is simply described again.
+ * its fact's fx (syscalls/systab.c); the ptrace engine's plan has those
+ * calls stop (fd_mark_tracked(), tracer/ptrace/seccomp.c).  It is a
+ * fixed-size set-associative table: memory is bounded, and a (task, fd)
+ * pushed out is simply described again.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include "tracer/tracer-int.h"
+#include "procfd/procfd.h"
+#include "tracer/tracer.h"
 
 #define FD_SETS 1024		/* power of two */
 #define FD_WAYS 4
@@ -36,27 +39,6 @@ struct fd_cache {
 	bool sees_all;				/* gets every syscall */
 	unsigned next_way;			/* round-robin eviction */
 };
-
-/*
- * Only the calls that free or change an fd need to be seen: a number
- * comes back from open, socket or dup only after one of them freed it.
- */
-void fd_mark_tracked(uint8_t *actions, int pers)
-{
-	const struct syscall_fact *f;
-	const uint16_t *nrs;
-	int i, n = syscall_pers_facts(pers, &nrs);
-
-	for (i = 0; i < n; i++) {
-		f = syscall_fact(pers, nrs[i]);
-		if (f->fx == FX_NONE || f->fx == FX_RET ||
-		    actions[nrs[i]] != ACT_SKIP)
-			continue;
-		/* Only a new task's tid needs the return value. */
-		actions[nrs[i]] = f->fx == FX_CHILD ? ACT_TRACK :
-				  ACT_TRACK_ENTRY;
-	}
-}
 
 struct fd_cache *fd_cache_new(uint32_t native_arch, bool sees_all)
 {

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 
 #ifndef CLONE_UNTRACED
 #define CLONE_UNTRACED 0x00800000

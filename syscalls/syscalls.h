@@ -5,7 +5,7 @@
  * its facts.  Names and numbers come from libseccomp, dumped at build time
  * by scripts/gen-systab.c (no number is written by hand, and start-up
  * resolves nothing); the facts are one table of rows by name in
- * tracer/systab.c, the one place to add a syscall fact.  The seccomp plan,
+ * syscalls/systab.c, the one place to add a syscall fact.  The seccomp plan,
  * -e trace= sets and %classes, fd tracking, I/O accounting and pinning all
  * read them from here, for every personality.  Included by tracer.h.
  */

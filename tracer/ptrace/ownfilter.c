@@ -36,7 +36,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 
 /* What an ACT_SECCOMP call asks for. */
 enum own_op {

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "tracer/tracer-int.h"
+#include "tracer/ptrace/ptrace-int.h"
 
 /* Enough for a median and quartiles; each is a stop pair of every run's
  * start-up. */

@@ -2,7 +2,7 @@
 /*
  * Syscall names, facts and sets, per personality.  Every name and number
  * is libseccomp's, dumped at build time into build/gen/systab.h
- * (scripts/gen-systab.c); every fact is a row of tracer/systab.c.  Here
+ * (scripts/gen-systab.c); every fact is a row of syscalls/systab.c.  Here
  * they are looked up: a call's personality from its arch and number, its
  * name, its facts, and the -e trace= sets built from names and classes.
  * Nothing is resolved at start-up.
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracer/syscalls.h"
+#include "syscalls/syscalls.h"
 #include "build/gen/systab.h"
 
 int syscall_locate_other(uint32_t arch, int nr, int *pnr)

@@ -16,13 +16,22 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "tracer/tracer-int.h"
-#include "tracer/unwind.h"
+#include "tracer/ptrace/ptrace-int.h"
+#include "unwind/unwind.h"
 
 static const struct ptrace_target *const ptrace_targets[TARGET_NKINDS] = {
 	[TARGET_COMMAND] = &spawn_target,
 	[TARGET_FUNCTION] = &spawn_target,
 	[TARGET_PIDS] = &attach_target,
+};
+
+/*
+ * The stop loop's extensions (ptrace.h), tried in order: the first whose
+ * start() says it is on serves the run.
+ */
+const struct loop_hooks *const loop_extensions[] = {
+	&fast_hooks,
+	NULL,
 };
 
 static const struct ptrace_target *target_of(const struct tracer_target *t)
@@ -102,6 +111,33 @@ static void cpu_delta(struct tracer_result *res, const struct rusage *a,
 	res->sys_ns = tv_ns(&b->ru_stime) - tv_ns(&a->ru_stime);
 }
 
+/*
+ * The first extension of the loop that is on for this run becomes
+ * l->hooks.  Each start() may add to the plan's filter, so after it.
+ */
+static int hooks_start(struct loop *l, const struct tracer_target *target)
+{
+	const struct loop_hooks *const *h;
+	int on;
+
+	for (h = loop_extensions; *h; h++) {
+		on = (*h)->start(l, target);
+		if (on < 0)
+			return on;
+		if (on) {
+			l->hooks = *h;
+			break;
+		}
+	}
+	return 0;
+}
+
+static void hooks_finish(struct loop *l)
+{
+	if (l->hooks)
+		l->hooks->finish(l);
+}
+
 /* The plan, the target's first tasks, the stop loop, and what it leaves. */
 static int run_loop(struct loop *l, const struct tracer_target *target)
 {
@@ -113,7 +149,7 @@ static int run_loop(struct loop *l, const struct tracer_target *target)
 	task_table_init(&l->tasks);
 	err = plan_build(&l->plan, l->opts);
 	if (!err)
-		err = fast_start(l, target);
+		err = hooks_start(l, target);
 	if (err < 0)
 		goto out_plan;
 	if (l->opts->stacks) {
@@ -133,7 +169,7 @@ static int run_loop(struct loop *l, const struct tracer_target *target)
 		goto out_unpin;
 	res->start_ns = mono_ns();
 	err = loop_run(l);
-	fast_finish(l);
+	hooks_finish(l);
 	res->end_ns = mono_ns();
 	tracer_meminfo_read(&res->mem_after);
 	if (pt->finish)
@@ -149,7 +185,7 @@ out_unpin:
 		pin_end(&l->pin, 0, 0);
 	unwinder_free(l->unwind);
 out_plan:
-	fast_finish(l);
+	hooks_finish(l);
 	plan_release(&l->plan);
 	task_table_release(&l->tasks);
 	return err;
@@ -182,9 +218,24 @@ static int ptrace_run(const struct tracer_opts *opts,
 	return ptrace_run_target(pt, opts, target, sink, res);
 }
 
+/* Without the filter every call stops, but every target can be had. */
+static bool drop_seccomp(struct tracer_opts *opts)
+{
+	if (!opts->seccomp)
+		return false;
+	opts->seccomp = false;
+	return true;
+}
+
+static const struct tracer_fallback ptrace_fallbacks[] = {
+	{ "no seccomp filter", "every call stops", drop_seccomp },
+	{ NULL, NULL, NULL },
+};
+
 const struct tracer_engine ptrace_engine = {
 	.name = "ptrace",
 	.probe = ptrace_probe,
 	.calibrate = ptrace_calibrate,
 	.run = ptrace_run,
+	.fallbacks = ptrace_fallbacks,
 };
