@@ -455,4 +455,18 @@ void fd_cache_event(struct fd_cache *c, const struct tracer_event *ev);
 void fd_cache_forget_fd(struct fd_cache *c, int fd);
 void fd_cache_forget_tid(struct fd_cache *c, pid_t tid);
 
+/*
+ * The debug channel (tracer/debug.c): --debug or IOTRACE_DEBUG=1 prints
+ * the engine's decisions on stderr, one line each, stamped with the ms
+ * since iotrace started.  TRACER_DEBUG() costs a test of a flag when off.
+ */
+extern bool tracer_debug_on;
+void tracer_debug_init(bool asked);
+void tracer_debugf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define TRACER_DEBUG(...)						\
+	do {								\
+		if (tracer_debug_on)					\
+			tracer_debugf(__VA_ARGS__);			\
+	} while (0)
+
 #endif

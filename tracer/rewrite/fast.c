@@ -182,8 +182,10 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	int err;
 
 	use->why_off = fast_why_not(l, target);
-	if (use->why_off)
+	if (use->why_off) {
+		TRACER_DEBUG("fast path off: %s", use->why_off);
 		return 0;
+	}
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -193,6 +195,7 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	choose_slots(f, &l->plan);
 	if (!f->nslots) {
 		use->why_off = "no hot call is traced";
+		TRACER_DEBUG("fast path off: %s", use->why_off);
 		free(f);
 		return 0;
 	}
@@ -205,6 +208,7 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	f->calibrating = fast_calibrate_start(&f->calib) == 0;
 	if (!fast_clock(f)) {
 		use->why_off = "the TSC could not be calibrated";
+		TRACER_DEBUG("fast path off: %s", use->why_off);
 		free(f);
 		return 0;
 	}
@@ -217,6 +221,9 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	}
 	use->on = true;
 	l->fast = f;
+	TRACER_DEBUG("fast path on: %d hot calls, pool at %#llx, filter %u "
+		     "instructions", f->nslots, (unsigned long long)f->pool,
+		     (unsigned)l->plan.bpf_len);
 	return 0;
 }
 
@@ -225,6 +232,25 @@ int fast_start(struct loop *l, const struct tracer_target *target)
  * tens of ns, so the scale to about 1 part in 10,000 over half a ms.
  */
 #define FAST_TSC_NS 500000
+
+/* --debug: the clock, and what the calibration measured. */
+static void debug_clock(const struct fast_run *f, int err)
+{
+	const struct tracer_fast_use *u = f->use;
+
+	if (!f->clock_ok || err)
+		tracer_debugf("fast path's clock %s, its calibration %s",
+			      f->clock_ok ? "calibrated" : "failed",
+			      err ? strerror(-err) : "done");
+	else
+		tracer_debugf("fast path's clock calibrated: a call adds "
+			      "%llu-%llu ns (%llu-%llu locked), the filter %llu",
+			      (unsigned long long)u->call_lo_ns,
+			      (unsigned long long)u->call_hi_ns,
+			      (unsigned long long)u->locked_call_lo_ns,
+			      (unsigned long long)u->locked_call_hi_ns,
+			      (unsigned long long)u->inflation_ns);
+}
 
 /*
  * The trampolines' clock: the calibration child's figures, then the
@@ -238,14 +264,14 @@ bool fast_clock(struct fast_run *f)
 		/* Without it the times keep the filter's cost: said as 0. */
 		if (f->calibrating) {
 			struct fast_calib c = f->calib;
+			int err;
 
 			f->calibrating = false;
 			f->clock_ok = rw_tsc_since(&f->mark, FAST_TSC_NS,
 						   &f->tsc) == 0;
-			if (f->clock_ok)
-				fast_calibrate_end(f, &c);
-			else
-				fast_calibrate_end(NULL, &c);
+			err = fast_calibrate_end(f->clock_ok ? f : NULL, &c);
+			if (tracer_debug_on)
+				debug_clock(f, err);
 		} else {
 			f->clock_ok = rw_tsc_since(&f->mark, FAST_TSC_NS,
 						   &f->tsc) == 0;
@@ -380,13 +406,16 @@ void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret)
 	p = fast_proc_add(f, tgid);
 	if (!p)
 		return;
+	TRACER_DEBUG("pid %d: execve returned: the pool goes in", (int)tgid);
 	if (fast_map_exec(l, t, p) < 0) {
 		f->use->procs_failed++;
 		fast_proc_drop(f, tgid);
 		return;
 	}
 	f->use->procs++;
+	TRACER_DEBUG("pid %d: pool and counters mapped", (int)tgid);
 	fast_patch_image(l, t, p);
+	TRACER_DEBUG("pid %d: image patched", (int)tgid);
 }
 
 /*
