@@ -189,6 +189,15 @@ test_expect_success PTRACE '--debug: the plan, the calibrations, the sites patch
 	! grep -q "debug" r.txt
 '
 
+test_expect_success PTRACE '--debug: the fast path calibrates beside the stop calibration, once' '
+	"$IOTRACE" --debug -o r.txt -- true 2>dbg.txt &&
+	debug_lines dbg.txt | sed -n "s/.* ms //p" >what.txt &&
+	sed -n "/^fast path.s calibration started$/,\$p" what.txt |
+		grep -q "^stops calibrated: " &&
+	test "$(grep -c "^fast path.s calibration started$" what.txt)" = 1 &&
+	grep -q "^fast path.s clock calibrated: a call adds [0-9]*-[0-9]* ns" what.txt
+'
+
 test_expect_success PTRACE 'IOTRACE_DEBUG=1 is --debug; without either, no line' '
 	IOTRACE_DEBUG=1 "$IOTRACE" -o r.txt --no-rewrite -- true 2>dbg.txt &&
 	debug_lines dbg.txt | grep -q " ms fast path off: --no-rewrite$" &&

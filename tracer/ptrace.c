@@ -73,6 +73,7 @@ static void result_init(struct tracer_result *res,
 static int ptrace_calibrate(const struct tracer_opts *opts,
 			    struct tracer_calibration *c)
 {
+	fast_warm_start(opts);
 	return calibrate_by_run(&ptrace_engine, opts, c);
 }
 

@@ -307,6 +307,10 @@ int loop_run(struct loop *l);
  * is left after the loop.
  */
 struct fast_run;
+/* Why opts keep the fast path off, or NULL. */
+const char *fast_opts_why_not(const struct tracer_opts *opts);
+/* Before the stop calibration: the fast path's own, beside it. */
+void fast_warm_start(const struct tracer_opts *opts);
 int fast_start(struct loop *l, const struct tracer_target *target);
 void fast_finish(struct loop *l);
 /* A syscall stop at ip: a trampoline's own call (counted there). */

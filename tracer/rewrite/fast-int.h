@@ -11,6 +11,7 @@
 #ifndef IOTRACE_FAST_INT_H
 #define IOTRACE_FAST_INT_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -101,13 +102,14 @@ struct fast_proc {
 };
 
 /*
- * calib.c: f->use's call costs, measured in a child, started before the
- * TSC's calibration (whose pause it fills) and read after it, when
- * its ticks can be turned into ns.  0 or -errno.
+ * calib.c: f->use's call costs, measured by a thread of iotrace's,
+ * started before the TSC's calibration (whose pause it fills) and read
+ * after it, when its ticks can be turned into ns.  0 or -errno.
  */
+struct calib_out;
 struct fast_calib {
-	pid_t pid;
-	int fd;
+	pthread_t thread;
+	struct calib_out *out;	/* what it writes; NULL: no thread */
 };
 int fast_calibrate_start(struct fast_calib *c);
 
@@ -137,6 +139,9 @@ struct fast_run {
 	uint64_t sample;	/* -k --stack-sample N: N; else 0 */
 };
 int fast_calibrate_end(struct fast_run *f, struct fast_calib *c);
+/* The warm start's mark and thread into f, if fast_warm_start() made
+ * them and no run took them yet. */
+bool fast_warm_take(struct fast_run *f);
 /* The clock's scale and the call costs, at first use (fast.c). */
 bool fast_clock(struct fast_run *f);
 

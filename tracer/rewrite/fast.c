@@ -152,27 +152,40 @@ static void choose_slots(struct fast_run *f, const struct plan *pl)
 	}
 }
 
+/* Why the options keep the fast path off, or NULL. */
+const char *fast_opts_why_not(const struct tracer_opts *opts)
+{
+#ifndef __x86_64__
+	(void)opts;
+	return "not an x86_64 build";
+#else
+	if (!opts->rewrite)
+		return "--no-rewrite";
+	if (!opts->seccomp)
+		return "no seccomp filter";
+	if (opts->stacks && opts->stack_sample <= 1)
+		return "-k without --stack-sample unwinds every call";
+	if (opts->per_thread)
+		return "--per-thread: its counters are per process";
+	return NULL;
+#endif
+}
+
 /* Why the fast path cannot serve this run, or NULL. */
 static const char *fast_why_not(const struct loop *l,
 				const struct tracer_target *target)
 {
-#ifndef __x86_64__
-	return "not an x86_64 build";
-#else
-	if (!l->opts->rewrite)
-		return "--no-rewrite";
+	const char *why = fast_opts_why_not(l->opts);
+
+	if (why)
+		return why;
 	if (!l->target->from_birth)
 		return "attached processes stay on ptrace stops";
 	if (target->kind != TARGET_COMMAND && target->kind != TARGET_FUNCTION)
 		return "not a command or a built-in workload";
 	if (!l->plan.bpf)
 		return "no seccomp filter";
-	if (l->opts->stacks && l->opts->stack_sample <= 1)
-		return "-k without --stack-sample unwinds every call";
-	if (l->opts->per_thread)
-		return "--per-thread: its counters are per process";
 	return rw_tsc_unusable();
-#endif
 }
 
 int fast_start(struct loop *l, const struct tracer_target *target)
@@ -200,12 +213,15 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 		return 0;
 	}
 	/*
-	 * The calibration child's rounds fill the TSC's interval.  Both
-	 * before the command starts: run beside it, the child measures
-	 * calls dearer than they are, and saves no time.
+	 * The calibration thread's rounds fill the TSC's interval, both
+	 * started before the stop calibration when the engine calibrates
+	 * (fast_warm_start()).  Both before the command starts: run beside
+	 * it, the thread measures calls dearer than they are.
 	 */
-	rw_tsc_mark(&f->mark);
-	f->calibrating = fast_calibrate_start(&f->calib) == 0;
+	if (!fast_warm_take(f)) {
+		rw_tsc_mark(&f->mark);
+		f->calibrating = fast_calibrate_start(&f->calib) == 0;
+	}
 	if (!fast_clock(f)) {
 		use->why_off = "the TSC could not be calibrated";
 		TRACER_DEBUG("fast path off: %s", use->why_off);
