@@ -91,6 +91,8 @@ static void print_help(void)
 	       "                     engine's bookkeeping: what tracing\n"
 	       "                     added, the estimate's range, the stop\n"
 	       "                     correction, the fast path\n"
+	       "      --debug        the engine's decisions on stderr as it\n"
+	       "                     makes them (also IOTRACE_DEBUG=1)\n"
 	       "      --no-seccomp   stop at every syscall (PTRACE_SYSCALL)\n"
 	       "      --no-rewrite   no fast path: every traced call stops\n"
 	       "                     instead of only where needed (the\n"
@@ -210,6 +212,7 @@ enum {
 	OPT_DURATION,
 	OPT_ENGINE,
 	OPT_PER_THREAD,
+	OPT_DEBUG,
 };
 
 static const struct option long_options[] = {
@@ -240,6 +243,7 @@ static const struct option long_options[] = {
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "per-process", no_argument, NULL, 'P' },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -335,6 +339,9 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 		break;
 	case 'P':
 		o->per_process = true;
+		break;
+	case OPT_DEBUG:
+		tracer_debug_init(true);
 		break;
 	case OPT_PER_THREAD:
 		o->tracer.per_thread = true;
@@ -469,6 +476,7 @@ int main(int argc, char **argv)
 
 	refuse_setid();
 	reserve_std_fds();
+	tracer_debug_init(false);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:ho:S:U:e:fcCwVp:kvP",
 				long_options, NULL)) != -1)

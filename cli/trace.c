@@ -131,6 +131,9 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 	if (err)
 		return error("cannot trace '%s' with the %s engine: %s", what,
 			     o->engine->name, c.why);
+	TRACER_DEBUG("engine %s, %s", o->engine->name, o->tracer.seccomp ?
+		     "seccomp-bpf" : o->seccomp_why_not ? o->seccomp_why_not :
+		     "no seccomp filter");
 	return 0;
 }
 
@@ -156,6 +159,9 @@ static void calibrate(const struct cli_opts *o, struct profile *p,
 	}
 	p->overhead_ns = c->overhead_ns;
 	p->calibrated = true;
+	TRACER_DEBUG("stops calibrated: %llu ns added per timed call, "
+		     "%llu ns per stop", (unsigned long long)c->overhead_ns,
+		     (unsigned long long)c->stop_ns);
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
@@ -241,6 +247,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	p->stack_sample = o->stacks && o->tracer.stack_sample > 1 ?
 			  o->tracer.stack_sample : 0;
 	err = o->engine->run(&o->tracer, target, &sink, &res);
+	TRACER_DEBUG("run ended: %llu stops", (unsigned long long)res.stops);
 	stacks_end(o);
 	profile_stack_cache_release(&sctx.sites);
 	fd_cache_free(sctx.fds);

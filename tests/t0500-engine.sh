@@ -172,4 +172,39 @@ test_expect_success PTRACE,M32 '--engine=auto: an i386 command, filtered' '
 	grep -q "engine seccomp-bpf" auto.txt
 '
 
+# --debug's lines: "iotrace: debug: MS.US ms WHAT" on stderr.
+debug_lines() {
+	grep "^iotrace: debug: *[0-9]*\.[0-9][0-9][0-9] ms " "$1"
+}
+
+test_expect_success PTRACE '--debug: the plan, the calibrations, the sites patched' '
+	"$IOTRACE" --debug -o r.txt -- "$HELPERS/writeloop" /dev/null 10 1 \
+		2>dbg.txt &&
+	debug_lines dbg.txt >lines.txt &&
+	grep -q " ms plan: [0-9]* native calls stop" lines.txt &&
+	grep -q " ms stops calibrated: [0-9]* ns added per timed call" lines.txt &&
+	grep -q " ms fast path on: [0-9]* hot calls, pool at 0x" lines.txt &&
+	grep -q " ms pid [0-9]*: /.*/libc\.so\.6 at 0x[0-9a-f]*: [1-9][0-9]* sites patched" lines.txt &&
+	! grep -v "^iotrace: debug: " dbg.txt &&
+	! grep -q "debug" r.txt
+'
+
+test_expect_success PTRACE '--debug: the fast path calibrates beside the stop calibration, once' '
+	"$IOTRACE" --debug -o r.txt -- true 2>dbg.txt &&
+	debug_lines dbg.txt | sed -n "s/.* ms //p" >what.txt &&
+	sed -n "/^fast path.s calibration started$/,\$p" what.txt |
+		grep -q "^stops calibrated: " &&
+	test "$(grep -c "^fast path.s calibration started$" what.txt)" = 1 &&
+	grep -q "^fast path.s clock calibrated: a call adds [0-9]*-[0-9]* ns" what.txt
+'
+
+test_expect_success PTRACE 'IOTRACE_DEBUG=1 is --debug; without either, no line' '
+	IOTRACE_DEBUG=1 "$IOTRACE" -o r.txt --no-rewrite -- true 2>dbg.txt &&
+	debug_lines dbg.txt | grep -q " ms fast path off: --no-rewrite$" &&
+	IOTRACE_DEBUG=0 "$IOTRACE" -o r.txt -- true 2>dbg.txt &&
+	! test -s dbg.txt &&
+	"$IOTRACE" -o r.txt -- true 2>dbg.txt &&
+	! test -s dbg.txt
+'
+
 test_done

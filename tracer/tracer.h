@@ -421,4 +421,18 @@ struct tracer_file {
 	struct fd_desc desc;
 };
 
+/*
+ * The debug channel (tracer/debug.c): --debug or IOTRACE_DEBUG=1 prints
+ * the engine's decisions on stderr, one line each, stamped with the ms
+ * since iotrace started.  TRACER_DEBUG() costs a test of a flag when off.
+ */
+extern bool tracer_debug_on;
+void tracer_debug_init(bool asked);
+void tracer_debugf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define TRACER_DEBUG(...)						\
+	do {								\
+		if (tracer_debug_on)					\
+			tracer_debugf(__VA_ARGS__);			\
+	} while (0)
+
 #endif

@@ -183,6 +183,24 @@ static inline int setup(void)
 	return mprotect(region, REGION, PROT_READ | PROT_EXEC) ? -errno : 0;
 }
 
+/*
+ * Every fake's trampoline made its twin, as a process of one thread
+ * runs it (rw_tramp_unlock()); the counters' tests then run again.
+ */
+static inline int unlock_fakes(void)
+{
+	int f;
+
+	if (mprotect(region, REGION, PROT_READ | PROT_WRITE))
+		return -errno;
+	for (f = 0; f < F_N; f++)
+		if (tramp_len[f] &&
+		    !rw_tramp_unlock(region + AT_TRAMP(f), tramp_len[f],
+				     &spec[f]))
+			return -EINVAL;
+	return mprotect(region, REGION, PROT_READ | PROT_EXEC) ? -errno : 0;
+}
+
 /* What the fake's tail returns for a call whose syscall gave r: the xor
  * shape's error path returns +errno. */
 static inline long site_result(int f, long r)

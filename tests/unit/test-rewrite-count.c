@@ -9,6 +9,7 @@
  * up on purpose.  Real calls give the common cases; results a kernel
  * rarely gives (a short transfer of a size past 2^63, errnos past
  * RW_ERRNOS, -4096) are forced by a tracer at a child's syscall exits.
+ * The tests of one thread run again on the twins (rw_tramp_unlock()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -867,6 +868,21 @@ int main(void)
 	test_einval();
 	test_size_max();
 	test_size_max_threads();
+	test_forced_results();
+	test_samples();
+	test_two_fds();
+	/* The twins, as a process of one thread runs them: the same
+	   counts from the same calls, one thread at a time. */
+	ok(unlock_fakes() == 0, "every trampoline made its twin");
+	printf("# the twins\n");
+	test_write_counted();
+	test_histogram_ends();
+	test_write_error();
+	test_read_short();
+	test_noreg_and_r8();
+	test_extremes();
+	test_einval();
+	test_size_max();
 	test_forced_results();
 	test_samples();
 	test_two_fds();

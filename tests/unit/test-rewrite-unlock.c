@@ -2,10 +2,11 @@
 /*
  * Unit tests of rw_tramp_unlock() (tracer/rewrite/tramp.c): the twin a
  * process of one thread runs has each lock prefix of the trampoline's
- * code turned into a nop and nothing else changed, so every offset
- * rw_tramp_leave() knows stays; its constants (which may hold 0xf0
- * bytes) are never touched; code that is not what emit wrote is refused
- * whole.
+ * code turned into a nop, and a sized call's `lock cmpxchg16b; jne` of
+ * the size pair two stores of the pair, and nothing else changed, so
+ * every offset rw_tramp_leave() knows stays; its constants (which may
+ * hold 0xf0 bytes) are never touched; code that is not what emit wrote
+ * is refused whole.  What the twin counts: test-rewrite-count.c.
  */
 #include <string.h>
 #include <Zydis/Zydis.h>
@@ -46,19 +47,38 @@ static size_t code_end(const uint8_t *buf, size_t len, uint64_t v)
 	return len;
 }
 
-/* s's trampoline and its twin: only the code's lock prefixes differ. */
+/* lock cmpxchg16b 48(%r11); jne: the size pair's update, and the twin's
+ * mov %rbx,48(%r11); mov %rcx,56(%r11) in its 8 bytes. */
+static const uint8_t pair_cas[7] = { 0xf0, 0x49, 0x0f, 0xc7, 0x4b, 48, 0x75 };
+static const uint8_t pair_stores[8] = { 0x49, 0x89, 0x5b, 48,
+					0x49, 0x89, 0x4b, 56 };
+
+/* Where a's code (end bytes) has the pair's update, or end. */
+static size_t pair_at(const uint8_t *a, size_t end)
+{
+	const uint8_t *p = memmem(a, end, pair_cas, sizeof(pair_cas));
+
+	return p ? (size_t)(p - a) : end;
+}
+
+/* s's trampoline and its twin: only the code's lock prefixes differ,
+ * and the size pair's update of a sized call, which became its stores. */
 static bool unlocks_right(const struct rw_tramp_spec *s, size_t *n)
 {
 	uint8_t a[RW_TRAMP_MAX], b[RW_TRAMP_MAX];
-	size_t len, i, end;
+	size_t len, i, end, pair;
 
 	len = rw_tramp_emit(a, s);
 	memcpy(b, a, len);
 	*n = rw_tramp_unlock(b, len, s);
 	end = code_end(a, len, s->fd_reg == RW_NOREG && !s->sample ?
 		       s->site + s->resume : s->stub);
+	pair = pair_at(a, end);
+	if ((pair < end) != (s->size_reg != RW_NOREG) ||
+	    (pair < end && memcmp(b + pair, pair_stores, sizeof(pair_stores))))
+		return false;
 	for (i = 0; i < len; i++)
-		if (a[i] != b[i] &&
+		if (a[i] != b[i] && (i < pair || i >= pair + 8) &&
 		    (a[i] != 0xf0 || b[i] != 0x90 || i >= end))
 			return false;
 	return len && *n > 0 && (int)*n == locked_in(a, end) &&
@@ -91,15 +111,17 @@ static void test_variants(void)
 			right = unlocks_right(&s, &n);
 			ok(right,
 			   "fd register %d, moves %d, size %d, sampled %d: "
-			   "%zu lock prefixes out, nothing else changed", r,
-			   m & 1, s.size_reg, !!(m & 4), n);
+			   "%zu lock prefixes out%s, nothing else "
+			   "changed", r, m & 1, s.size_reg, !!(m & 4), n,
+			   m & 2 ? ", the size pair stored" : "");
 		}
 	}
 	for (r = 0; r < PAIR_VARIANTS; r++) {
 		pair_variant(&s, r);
 		right = unlocks_right(&s, &n);
 		ok(right, "two fds in %d and %d, size %d, "
-		   "sampled %d: %zu lock prefixes out, nothing else changed",
+		   "sampled %d: %zu lock prefixes out, the size pair stored, "
+		   "nothing else changed",
 		   s.fd_reg, s.fd2_reg, s.size_reg, r % 2, n);
 	}
 }

@@ -82,6 +82,11 @@ static void result_init(struct tracer_result *res,
 static int ptrace_calibrate(const struct tracer_opts *opts,
 			    struct tracer_calibration *c)
 {
+	const struct loop_hooks *const *h;
+
+	for (h = loop_extensions; *h; h++)
+		if ((*h)->prepare)
+			(*h)->prepare(opts);
 	return calibrate_by_run(&ptrace_engine, opts, c);
 }
 

@@ -174,12 +174,18 @@ struct loop {
 /*
  * An extension of the stop loop (the fast path, tracer/rewrite/): what
  * the loop calls at its stops, one row in loop_extensions[] (ptrace.c).
- * start() decides at the plan (it may put a test of its own before the
+ * prepare() runs before the stop calibration; start() decides at the plan (it may put a test of its own before the
  * filter); the loop calls the rest only once start() said 1, each at
  * the point named; finish() undoes start() after the loop (it may be
  * called twice).
  */
 struct loop_hooks {
+	/*
+	 * Before the engine's stop calibration, once per iotrace: what the
+	 * extension measures for itself, started to run beside it (may be
+	 * NULL).
+	 */
+	void (*prepare)(const struct tracer_opts *opts);
 	/* 1: on, and the hooks below are called; 0: off; or -errno. */
 	int (*start)(struct loop *l, const struct tracer_target *target);
 	void (*finish)(struct loop *l);

@@ -322,6 +322,24 @@ static int build_filter(struct plan *pl)
 	return err;
 }
 
+/* --debug: what the filter stops at, per native call. */
+static void debug_plan(const struct plan *pl)
+{
+	int nr, timed = 0, counted = 0, seen = 0;
+
+	for (nr = 0; nr < SYSCALL_SET_MAX; nr++) {
+		if (!syscall_pers_named(0, nr))
+			continue;
+		timed += (pl->act[0][nr] & ACT_TIME) != 0;
+		counted += (pl->act[0][nr] & ACT_COUNT) != 0;
+		seen += pl->act[0][nr] != ACT_SKIP;
+	}
+	tracer_debugf("plan: %d native calls stop (%d timed, %d counted, "
+		      "%d for iotrace's own needs), filter %u instructions",
+		      seen, timed, counted, seen - timed - counted,
+		      (unsigned)pl->bpf_len);
+}
+
 int plan_build(struct plan *pl, const struct tracer_opts *opts)
 {
 	int err;
@@ -337,6 +355,8 @@ int plan_build(struct plan *pl, const struct tracer_opts *opts)
 	}
 	/* Without CAP_SYS_ADMIN the kernel wants no_new_privs first. */
 	pl->no_new_privs = geteuid() != 0;
+	if (tracer_debug_on)
+		debug_plan(pl);
 	return 0;
 }
 

@@ -268,6 +268,9 @@ static int spawn_start(struct loop *l, const struct tracer_target *target)
 		goto out_kill;
 	l->leader = pid;
 	l->leader_iotrace = target->kind == TARGET_COMMAND;
+	TRACER_DEBUG("pid %d: seized, %s", (int)pid,
+		     target->kind == TARGET_COMMAND ? "its execve next" :
+		     "the workload next");
 	tracer_leader_set(pid);
 	return 0;
 

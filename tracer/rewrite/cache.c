@@ -153,8 +153,10 @@ int fast_sites_of(const char *path, const uint8_t hot[128],
 	if (cached) {
 		snprintf(file, sizeof(file), "%s/sites-%016llx", dir,
 			 (unsigned long long)fnv(&k, sizeof(k)));
-		if (cache_read(file, &k, out))
+		if (cache_read(file, &k, out)) {
+			TRACER_DEBUG("sites from the cache: %s", file);
 			return 0;
+		}
 	}
 	err = rw_sites_find(path, hot, out);
 	if (!err && cached)

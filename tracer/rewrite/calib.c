@@ -2,7 +2,7 @@
 /*
  * What a call through the fast path costs, measured at the run's start
  * (fast-int.h), so the untraced picture and the times need no guess.  A
- * child of iotrace makes 1-byte writes to /dev/null from a site of its
+ * thread of iotrace makes 1-byte writes to /dev/null from a site of its
  * own: untraced first, then under a seccomp filter that, like the run's,
  * lets calls from the trampolines' pages through at its first test, both
  * from the site as it was and from the site rewritten to a trampoline
@@ -12,11 +12,14 @@
  * untraced) and what its clock counts that the call untraced would not
  * take (the filter's entry path: filtered - untraced); the figures are
  * the medians over rounds, the ranges the second lowest and highest.
- * Nothing here runs in iotrace's own process but fast_clock(), which
- * reads the child's figures and the TSC's scale at their first use.
+ * It runs before the command starts, beside the stop calibration;
+ * fast_clock() reads its figures and the TSC's scale at their first use.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdlib.h>
@@ -24,7 +27,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <x86intrin.h>
 #include "tracer/rewrite/fast-int.h"
@@ -39,9 +41,11 @@
 #define ROUNDS 5
 #define PAGE 4096ul
 
+/* The thread's: it writes nothing else (struct fast_calib is copied). */
 struct calib_out {
 	uint64_t native[ROUNDS], filtered[ROUNDS], tramp[ROUNDS],
 		 twin[ROUNDS];	/* ticks */
+	int err;
 };
 
 typedef long (*site_fn)(long fd, const void *buf, long n);
@@ -111,29 +115,18 @@ static bool emit(uint8_t *code, uint8_t *tramp, size_t at, size_t t,
 }
 
 /*
- * The child's side: a page of code (the site three times: as it was,
+ * The thread's side: a page of code (the site three times: as it was,
  * and rewritten to jump to an island in the same page, for the locked
  * trampoline and for its twin), the trampolines' page at a page-aligned
- * address of its own, counters.
+ * address of its own, counters; all unmapped again.
  */
-static int measure(struct calib_out *out)
+static int measure_in(uint8_t *code, uint8_t *tramp, void *cnt, int fd,
+		      struct calib_out *out)
 {
 	struct rw_tramp_spec s, twin;
-	uint8_t *code, *tramp;
 	size_t len;
-	void *cnt;
-	int fd, r, err;
+	int r, err;
 
-	code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	tramp = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	cnt = mmap(NULL, sizeof(struct rw_counters), PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (code == MAP_FAILED || tramp == MAP_FAILED || cnt == MAP_FAILED ||
-	    fd < 0 || fd >= RW_FDS)
-		return -ENOMEM;
 	memcpy(code, site_code, sizeof(site_code));
 	memset(&s, 0, sizeof(s));
 	s.resume = 7;
@@ -167,35 +160,98 @@ static int measure(struct calib_out *out)
 	return 0;
 }
 
+static void *measure(void *arg)
+{
+	struct calib_out *c = arg;
+	uint8_t *code, *tramp;
+	void *cnt;
+	int fd;
+
+	c->err = -ENOMEM;
+	code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED)
+		goto out;
+	tramp = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (tramp == MAP_FAILED)
+		goto out_code;
+	cnt = mmap(NULL, sizeof(struct rw_counters), PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (cnt == MAP_FAILED)
+		goto out_tramp;
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || fd >= RW_FDS)
+		goto out_fd;
+	c->err = measure_in(code, tramp, cnt, fd, c);
+out_fd:
+	if (fd >= 0)
+		close(fd);
+	munmap(cnt, sizeof(struct rw_counters));
+out_tramp:
+	munmap(tramp, PAGE);
+out_code:
+	munmap(code, PAGE);
+out:
+	return NULL;
+}
+
 static uint64_t median_of(uint64_t *v)
 {
 	qsort(v, ROUNDS, sizeof(*v), cmp_u64);
 	return v[ROUNDS / 2];
 }
 
+/*
+ * Another CPU than the one iotrace runs on, which the stop calibration
+ * and the command are pinned to (pin.c): the two measurements, made at
+ * once, would each take the other's time on one CPU.  false: one CPU.
+ */
+static bool other_cpu(cpu_set_t *set)
+{
+	cpu_set_t mask;
+	int cpu = sched_getcpu(), i;
+
+	if (sched_getaffinity(0, sizeof(mask), &mask) < 0 || cpu < 0)
+		return false;
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (i != cpu && CPU_ISSET(i, &mask)) {
+			CPU_ZERO(set);
+			CPU_SET(i, set);
+			return true;
+		}
+	return false;
+}
+
+/*
+ * A thread of iotrace's makes the calls: its seccomp filter and
+ * no_new_privs are its own (no SECCOMP_FILTER_FLAG_TSYNC), and it has no
+ * child for the stop loop's wait to meet.  Every signal is blocked in
+ * it, so iotrace's handlers run where they always did.
+ */
 int fast_calibrate_start(struct fast_calib *c)
 {
-	struct calib_out out;
-	int p[2];
+	pthread_attr_t attr;
+	sigset_t all, was;
+	cpu_set_t cpu;
+	int err;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -errno;
-	c->pid = fork();
-	if (c->pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -errno;
+	c->out = calloc(1, sizeof(*c->out));
+	if (!c->out)
+		return -ENOMEM;
+	pthread_attr_init(&attr);
+	if (other_cpu(&cpu))
+		pthread_attr_setaffinity_np(&attr, sizeof(cpu), &cpu);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &was);
+	err = pthread_create(&c->thread, &attr, measure, c->out);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		free(c->out);
+		c->out = NULL;
+		return -err;
 	}
-	if (!c->pid) {
-		close(p[0]);
-		memset(&out, 0, sizeof(out));
-		if (measure(&out) == 0 &&
-		    write(p[1], &out, sizeof(out)) == (ssize_t)sizeof(out))
-			_exit(0);
-		_exit(1);
-	}
-	close(p[1]);
-	c->fd = p[0];
 	return 0;
 }
 
@@ -217,28 +273,36 @@ static void added_range(const struct rw_tsc *t, const uint64_t *v,
 	*hi = rw_tsc_ns(t, add[ROUNDS - 2]);
 }
 
-int fast_calibrate_end(struct fast_run *f, struct fast_calib *c)
+/* f->use's figures from the rounds' ticks. */
+static void fill(struct fast_run *f, struct calib_out *out)
 {
-	struct tracer_fast_use *u;
-	struct calib_out out;
-	uint64_t nat, infl[ROUNDS];
-	int status, r;
-	ssize_t n;
+	struct tracer_fast_use *u = f->use;
+	uint64_t nat = median_of(out->native), infl[ROUNDS];
+	int r;
 
-	n = read(c->fd, &out, sizeof(out));
-	close(c->fd);
-	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (n != (ssize_t)sizeof(out) || !f)
-		return -EIO;
-	u = f->use;
-	nat = median_of(out.native);
 	for (r = 0; r < ROUNDS; r++)
-		infl[r] = out.filtered[r] > nat ? out.filtered[r] - nat : 0;
-	added_range(&f->tsc, out.twin, nat, &u->call_lo_ns, &u->call_hi_ns);
-	added_range(&f->tsc, out.tramp, nat, &u->locked_call_lo_ns,
+		infl[r] = out->filtered[r] > nat ? out->filtered[r] - nat : 0;
+	added_range(&f->tsc, out->twin, nat, &u->call_lo_ns, &u->call_hi_ns);
+	added_range(&f->tsc, out->tramp, nat, &u->locked_call_lo_ns,
 		    &u->locked_call_hi_ns);
 	u->inflation_ns = rw_tsc_ns(&f->tsc, median_of(infl));
+}
+
+int fast_calibrate_end(struct fast_run *f, struct fast_calib *c)
+{
+	struct calib_out out;
+	int err;
+
+	if (!c->out)
+		return -EINVAL;
+	pthread_join(c->thread, NULL);
+	out = *c->out;
+	err = out.err;
+	free(c->out);
+	c->out = NULL;
+	if (err || !f)
+		return err ? err : -EIO;
+	fill(f, &out);
 	return 0;
 }
 
@@ -248,10 +312,29 @@ int fast_calibrate_end(struct fast_run *f, struct fast_calib *c)
  */
 #define FAST_TSC_NS 500000
 
+/* --debug: the clock, and what the calibration measured. */
+static void debug_clock(const struct fast_run *f, int err)
+{
+	const struct tracer_fast_use *u = f->use;
+
+	if (!f->clock_ok || err)
+		tracer_debugf("fast path's clock %s, its calibration %s",
+			      f->clock_ok ? "calibrated" : "failed",
+			      err ? strerror(-err) : "done");
+	else
+		tracer_debugf("fast path's clock calibrated: a call adds "
+			      "%llu-%llu ns (%llu-%llu locked), the filter %llu",
+			      (unsigned long long)u->call_lo_ns,
+			      (unsigned long long)u->call_hi_ns,
+			      (unsigned long long)u->locked_call_lo_ns,
+			      (unsigned long long)u->locked_call_hi_ns,
+			      (unsigned long long)u->inflation_ns);
+}
+
 /*
- * The trampolines' clock: the calibration child's figures, then the
+ * The trampolines' clock: the calibration thread's figures, then the
  * TSC's scale from the mark fast_start() took (FAST_TSC_NS at least; the
- * child's rounds take about that).  false: no clock, no trampoline.
+ * thread's rounds take about that).  false: no clock, no trampoline.
  */
 bool fast_clock(struct fast_run *f)
 {
@@ -260,18 +343,54 @@ bool fast_clock(struct fast_run *f)
 		/* Without it the times keep the filter's cost: said as 0. */
 		if (f->calibrating) {
 			struct fast_calib c = f->calib;
+			int err;
 
 			f->calibrating = false;
 			f->clock_ok = rw_tsc_since(&f->mark, FAST_TSC_NS,
 						   &f->tsc) == 0;
-			if (f->clock_ok)
-				fast_calibrate_end(f, &c);
-			else
-				fast_calibrate_end(NULL, &c);
+			err = fast_calibrate_end(f->clock_ok ? f : NULL, &c);
+			if (tracer_debug_on)
+				debug_clock(f, err);
 		} else {
 			f->clock_ok = rw_tsc_since(&f->mark, FAST_TSC_NS,
 						   &f->tsc) == 0;
 		}
 	}
 	return f->clock_ok;
+}
+
+/*
+ * The warm start: the TSC's first reading and the thread, once per
+ * iotrace, started before the stop calibration, whose ms fill their
+ * pause; the first run with the fast path on takes them.
+ */
+static struct {
+	bool marked, started;
+	struct rw_tsc_mark mark;
+	struct fast_calib calib;
+} warm;
+
+void fast_warm_start(const struct tracer_opts *opts)
+{
+	static bool tried;
+
+	if (tried || fast_opts_why_not(opts) || rw_tsc_unusable())
+		return;
+	tried = true;
+	rw_tsc_mark(&warm.mark);
+	warm.marked = true;
+	warm.started = fast_calibrate_start(&warm.calib) == 0;
+	TRACER_DEBUG("fast path's calibration started%s",
+		     warm.started ? "" : ": no thread");
+}
+
+bool fast_warm_take(struct fast_run *f)
+{
+	if (!warm.marked)
+		return false;
+	warm.marked = false;
+	f->mark = warm.mark;
+	f->calib = warm.calib;
+	f->calibrating = warm.started;
+	return true;
 }

@@ -13,6 +13,7 @@
 #ifndef IOTRACE_FAST_INT_H
 #define IOTRACE_FAST_INT_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,6 +30,11 @@
  * folds what is left after the loop.  What each is for: struct
  * loop_hooks (ptrace.h). ---
  */
+/* Why opts keep the fast path off, or NULL. */
+const char *fast_opts_why_not(const struct tracer_opts *opts);
+/* Before the stop calibration: the fast path's own, beside it
+ * (calib.c). */
+void fast_warm_start(const struct tracer_opts *opts);
 int fast_start(struct loop *l, const struct tracer_target *target);
 void fast_finish(struct loop *l);
 bool fast_own_stop(struct loop *l, uint64_t ip);
@@ -152,13 +158,14 @@ struct fast_proc {
 };
 
 /*
- * calib.c: f->use's call costs, measured in a child, started before the
- * TSC's calibration (whose pause it fills) and read after it, when
- * its ticks can be turned into ns.  0 or -errno.
+ * calib.c: f->use's call costs, measured by a thread of iotrace's,
+ * started before the TSC's calibration (whose pause it fills) and read
+ * after it, when its ticks can be turned into ns.  0 or -errno.
  */
+struct calib_out;
 struct fast_calib {
-	pid_t pid;
-	int fd;
+	pthread_t thread;
+	struct calib_out *out;	/* what it writes; NULL: no thread */
 };
 int fast_calibrate_start(struct fast_calib *c);
 
@@ -188,6 +195,9 @@ struct fast_run {
 	uint64_t sample;	/* -k --stack-sample N: N; else 0 */
 };
 int fast_calibrate_end(struct fast_run *f, struct fast_calib *c);
+/* The warm start's mark and thread into f, if fast_warm_start() made
+ * them and no run took them yet. */
+bool fast_warm_take(struct fast_run *f);
 /* The clock's scale and the call costs, at first use (calib.c). */
 bool fast_clock(struct fast_run *f);
 

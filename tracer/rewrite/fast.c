@@ -76,27 +76,40 @@ static void choose_slots(struct fast_run *f, const struct plan *pl)
 	}
 }
 
+/* Why the options keep the fast path off, or NULL. */
+const char *fast_opts_why_not(const struct tracer_opts *opts)
+{
+#ifndef __x86_64__
+	(void)opts;
+	return "not an x86_64 build";
+#else
+	if (!opts->rewrite)
+		return "--no-rewrite";
+	if (!opts->seccomp)
+		return "no seccomp filter";
+	if (opts->stacks && opts->stack_sample <= 1)
+		return "-k without --stack-sample unwinds every call";
+	if (opts->per_thread)
+		return "--per-thread: its counters are per process";
+	return NULL;
+#endif
+}
+
 /* Why the fast path cannot serve this run, or NULL. */
 static const char *fast_why_not(const struct loop *l,
 				const struct tracer_target *target)
 {
-#ifndef __x86_64__
-	return "not an x86_64 build";
-#else
-	if (!l->opts->rewrite)
-		return "--no-rewrite";
+	const char *why = fast_opts_why_not(l->opts);
+
+	if (why)
+		return why;
 	if (!l->target->from_birth)
 		return "attached processes stay on ptrace stops";
 	if (target->kind != TARGET_COMMAND && target->kind != TARGET_FUNCTION)
 		return "not a command or a built-in workload";
 	if (!l->plan.bpf)
 		return "no seccomp filter";
-	if (l->opts->stacks && l->opts->stack_sample <= 1)
-		return "-k without --stack-sample unwinds every call";
-	if (l->opts->per_thread)
-		return "--per-thread: its counters are per process";
 	return rw_tsc_unusable();
-#endif
 }
 
 int fast_start(struct loop *l, const struct tracer_target *target)
@@ -106,8 +119,10 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	int err;
 
 	use->why_off = fast_why_not(l, target);
-	if (use->why_off)
+	if (use->why_off) {
+		TRACER_DEBUG("fast path off: %s", use->why_off);
 		return 0;
+	}
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -117,18 +132,23 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	choose_slots(f, &l->plan);
 	if (!f->nslots) {
 		use->why_off = "no hot call is traced";
+		TRACER_DEBUG("fast path off: %s", use->why_off);
 		free(f);
 		return 0;
 	}
 	/*
-	 * The calibration child's rounds fill the TSC's interval.  Both
-	 * before the command starts: run beside it, the child measures
-	 * calls dearer than they are, and saves no time.
+	 * The calibration thread's rounds fill the TSC's interval, both
+	 * started before the stop calibration when the engine calibrates
+	 * (fast_warm_start()).  Both before the command starts: run beside
+	 * it, the thread measures calls dearer than they are.
 	 */
-	rw_tsc_mark(&f->mark);
-	f->calibrating = fast_calibrate_start(&f->calib) == 0;
+	if (!fast_warm_take(f)) {
+		rw_tsc_mark(&f->mark);
+		f->calibrating = fast_calibrate_start(&f->calib) == 0;
+	}
 	if (!fast_clock(f)) {
 		use->why_off = "the TSC could not be calibrated";
+		TRACER_DEBUG("fast path off: %s", use->why_off);
 		free(f);
 		return 0;
 	}
@@ -141,6 +161,9 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	}
 	use->on = true;
 	l->fast = f;
+	TRACER_DEBUG("fast path on: %d hot calls, pool at %#llx, filter %u "
+		     "instructions", f->nslots, (unsigned long long)f->pool,
+		     (unsigned)l->plan.bpf_len);
 	return 0;
 }
 
@@ -270,13 +293,16 @@ void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret)
 	p = fast_proc_add(f, tgid);
 	if (!p)
 		return;
+	TRACER_DEBUG("pid %d: execve returned: the pool goes in", (int)tgid);
 	if (fast_map_exec(l, t, p) < 0) {
 		f->use->procs_failed++;
 		fast_proc_drop(f, tgid);
 		return;
 	}
 	f->use->procs++;
+	TRACER_DEBUG("pid %d: pool and counters mapped", (int)tgid);
 	fast_patch_image(l, t, p);
+	TRACER_DEBUG("pid %d: image patched", (int)tgid);
 }
 
 /*

@@ -16,6 +16,7 @@ static int hook_start(struct loop *l, const struct tracer_target *target)
 }
 
 const struct loop_hooks fast_hooks = {
+	.prepare = fast_warm_start,
 	.start = hook_start,
 	.finish = fast_finish,
 	.own_stop = fast_own_stop,

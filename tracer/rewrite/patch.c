@@ -34,6 +34,20 @@ void fast_objects_free(struct fast_run *f)
 	f->nobj = f->capobj = 0;
 }
 
+/* --debug's name of an object: its file, not the /proc/PID/fd/N an
+ * mmap's exit knows it by. */
+static const char *debug_name(const char *file, char *real, size_t size)
+{
+	ssize_t n = -1;
+
+	if (!strncmp(file, "/proc/", 6))
+		n = readlink(file, real, size - 1);
+	if (n <= 0)
+		return file;
+	real[n] = '\0';
+	return real;
+}
+
 /* The sites of the file at path, found once per file of the run. */
 static const struct fast_object *object_of(struct fast_run *f,
 					   const char *path)
@@ -69,6 +83,15 @@ static const struct fast_object *object_of(struct fast_run *f,
 	if (!o->err)
 		for (i = 0; i < RW_REFUSE_N; i++)
 			f->use->sites_refused += o->sites.refused[i];
+	if (tracer_debug_on) {
+		char real[4096];
+
+		tracer_debugf("%s: %zu hot sites%s%s",
+			      debug_name(path, real, sizeof(real)),
+			      o->err ? 0 : o->sites.n,
+			      o->err ? ", not read: " : "",
+			      o->err ? strerror(-o->err) : "");
+	}
 	return o;
 }
 
@@ -231,6 +254,7 @@ void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 	const struct fast_object *o;
 	const struct rw_site *s;
 	char path[64];
+	uint64_t done, failed;
 	size_t i;
 	int mem, bytes;
 
@@ -244,6 +268,8 @@ void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 	if (mem < 0)
 		return;
 	bytes = open(file, O_RDONLY | O_CLOEXEC);
+	done = f->use->sites;
+	failed = f->use->sites_unpatched;
 	for (i = 0; i < o->sites.n; i++) {
 		s = &o->sites.site[i];
 		if (s->offset < off || s->offset + RW_SITE_MAX > off + len ||
@@ -258,6 +284,17 @@ void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 	if (bytes >= 0)
 		close(bytes);
 	close(mem);
+	if (tracer_debug_on) {
+		char real[4096];
+
+		tracer_debugf("pid %d: %s at %#llx: %llu sites patched, "
+			      "%llu not", (int)t->tid,
+			      debug_name(file, real, sizeof(real)),
+			      (unsigned long long)addr,
+			      (unsigned long long)(f->use->sites - done),
+			      (unsigned long long)(f->use->sites_unpatched -
+						   failed));
+	}
 }
 
 /*

@@ -266,7 +266,9 @@ rw_tramp_code:
 	 * the cell holds (two plain loads; cmpxchg16b checks them), rcx:rbx
 	 * what it becomes.  A size below size_max changes nothing: size_max
 	 * only grows, so one read above the size stays above it.  The
-	 * result in r12, the cell in r11, rbx the size. */
+	 * result in r12, the cell in r11, rbx the size.  The twin of a
+	 * process of one thread stores the pair instead, in the same 8
+	 * bytes as the cmpxchg16b and its jne (tramp.c: size_stores). */
 	mov	%rcx, %r12
 	mov	%rbx, %r11
 .ifb \size
@@ -369,6 +371,11 @@ rw_tramp_code:
 	.long	.Lk_period_\name - .Lt_\name		/* TT_K_PERIOD */
 .else
 	.long	0, 0
+.endif
+.if \sized
+	.long	.Lsizecas_\name - .Lt_\name		/* TT_SIZECAS */
+.else
+	.long	0
 .endif
 	.popsection
 .endm

@@ -72,7 +72,9 @@
 #define TT_K_SAMP 20		/* .quad &counters->sample_left[slot] (0:
 				   none) */
 #define TT_K_PERIOD 21		/* .quad N */
-#define TT_N 22
+#define TT_SIZECAS 22		/* the size pair's lock cmpxchg16b (0:
+				   none), which the twin makes two stores */
+#define TT_N 23
 
 /* Variants: enum rw_reg's 7 fd registers (RW_NOREG first), each without
  * then with bytes moved, each of those without then with a size in rdx,

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/user.h>
 #include <Zydis/Zydis.h>
-#include <Zydis/Zydis.h>
 #include "tracer/rewrite/rewrite.h"
 #include "tracer/rewrite/tramp-tmpl.h"
 
@@ -293,12 +292,26 @@ static bool filled(const uint32_t *t, size_t off)
 }
 
 /*
+ * The size pair's update, `lock cmpxchg16b size_max(%r11); jne back`,
+ * and what the twin has in its 8 bytes: the pair stored, size (rbx) then
+ * its calls (rcx).  With one thread the pair read before is the pair
+ * the cmpxchg16b would find, so it would always succeed; unlocked, it
+ * still costs a few ns a call, and every call of a size asked before
+ * makes it.
+ */
+static const uint8_t size_cas[7] = { 0xf0, 0x49, 0x0f, 0xc7, 0x4b,
+				     TT_CELL_SIZE_MAX, 0x75 };
+static const uint8_t size_stores[8] = { 0x49, 0x89, 0x5b, TT_CELL_SIZE_MAX,
+					0x49, 0x89, 0x4b,
+					TT_CELL_SIZE_MAX_CALLS };
+
+/*
  * The twin of a trampoline rw_tramp_emit() wrote in buf (len bytes),
  * for a process with one thread: each lock prefix of its code (before
- * its constants) becomes a nop, so every offset, and what
- * rw_tramp_leave() knows of each, stays.  The number of prefixes
- * taken out, or 0 (buf as it was) when its code is not what emit wrote
- * for s.
+ * its constants) becomes a nop, and the size pair's cmpxchg16b two
+ * stores of the same length, so every offset, and what rw_tramp_leave()
+ * knows of each, stays.  The number of prefixes taken out, or 0 (buf as
+ * it was) when its code is not what emit wrote for s.
  */
 size_t rw_tramp_unlock(uint8_t *buf, size_t len, const struct rw_tramp_spec *s)
 {
@@ -315,8 +328,14 @@ size_t rw_tramp_unlock(uint8_t *buf, size_t len, const struct rw_tramp_spec *s)
 	for (i = 0; i < end; i++)
 		if (buf[i] != tmpl[i] && !filled(t, i))
 			return 0;
+	if (t[TT_SIZECAS] && (t[TT_SIZECAS] + sizeof(size_stores) > end ||
+			      memcmp(buf + t[TT_SIZECAS], size_cas,
+				     sizeof(size_cas))))
+		return 0;
 	for (i = 0; i < n; i++)
 		buf[at[i]] = 0x90;
+	if (t[TT_SIZECAS])
+		memcpy(buf + t[TT_SIZECAS], size_stores, sizeof(size_stores));
 	return n;
 }
 
