@@ -97,6 +97,7 @@ static int write_outputs(const struct cli_opts *o, const struct profile *p,
 		err = error("cannot render the report");
 	if (out->f && outfile_commit(out) < 0)
 		err = -1;
+	TRACER_DEBUG("report written");
 	return err;
 }
 

@@ -408,6 +408,9 @@ static void on_gone(struct loop *l, pid_t tid, int status)
 	/* A process's leader gone: its map cache goes. */
 	if (l->unwind && t && t->tgid == tid)
 		unwinder_forget(l->unwind, tid);
+	TRACER_DEBUG("pid %d: gone (%s %d)", (int)tid,
+		     WIFEXITED(status) ? "exit" : "signal",
+		     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	if (tid == l->leader) {
 		tracer_leader_reaped();	/* its pid is free for anyone now */
 		l->res->status = status;

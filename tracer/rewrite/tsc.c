@@ -31,7 +31,10 @@ static bool has_flag(const char *flags, const char *flag)
 	return false;
 }
 
-const char *rw_tsc_unusable(void)
+/* /proc/cpuinfo's answer, read once: the kernel writes it out for
+ * every CPU at each read, which takes longer than the rest of a run's
+ * start. */
+static const char *tsc_why_not(void)
 {
 	char line[4096];
 	bool constant = false, nonstop = false, cx16 = false;
@@ -54,6 +57,18 @@ const char *rw_tsc_unusable(void)
 	if (!cx16)
 		return "the CPU lacks cmpxchg16b (no cx16)";
 	return NULL;
+}
+
+const char *rw_tsc_unusable(void)
+{
+	static const char *why;
+	static bool known;
+
+	if (!known) {
+		why = tsc_why_not();
+		known = true;
+	}
+	return why;
 }
 
 int rw_tsc_scale(uint64_t ticks, uint64_t ns, struct rw_tsc *t)
