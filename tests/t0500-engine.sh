@@ -195,7 +195,9 @@ test_expect_success PTRACE '--debug: the fast path calibrates beside the stop ca
 	sed -n "/^fast path.s calibration started$/,\$p" what.txt |
 		grep -q "^stops calibrated: " &&
 	test "$(grep -c "^fast path.s calibration started$" what.txt)" = 1 &&
-	grep -q "^fast path.s clock calibrated: a call adds [0-9]*-[0-9]* ns" what.txt
+	grep -q "^fast path.s clock calibrated: a call adds [0-9]*-[0-9]* ns" what.txt &&
+	"$IOTRACE" --debug -e trace=openat -o r.txt -- true 2>dbg.txt &&
+	! grep -q "calibration started" dbg.txt
 '
 
 test_expect_success PTRACE 'IOTRACE_DEBUG=1 is --debug; without either, no line' '

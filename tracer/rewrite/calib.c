@@ -370,11 +370,29 @@ static struct {
 	struct fast_calib calib;
 } warm;
 
+/* Whether opts trace a hot call (SF_HOT) at all: -e trace=openat does
+ * not, and its run has no fast path to calibrate. */
+static bool traces_hot(const struct tracer_opts *opts)
+{
+	const struct syscall_fact *fact;
+	int nr;
+
+	for (nr = 0; nr < 512; nr++) {
+		fact = syscall_fact(0, nr);
+		if (fact && (fact->flags & SF_HOT) &&
+		    (!opts->trace ||
+		     syscall_set_has_pers(opts->trace, 0, nr)))
+			return true;
+	}
+	return false;
+}
+
 void fast_warm_start(const struct tracer_opts *opts)
 {
 	static bool tried;
 
-	if (tried || fast_opts_why_not(opts) || rw_tsc_unusable())
+	if (tried || fast_opts_why_not(opts) || !traces_hot(opts) ||
+	    rw_tsc_unusable())
 		return;
 	tried = true;
 	rw_tsc_mark(&warm.mark);
