@@ -17,6 +17,8 @@
 
 #define TINY_MIN_CALLS 1000	/* fewer calls cannot cost much */
 #define SUGGESTED_BUF 65536	/* the buffer the tiny-io rule suggests */
+#define TINY_MIN_SHARE 5.0	/* % of the run: less, and a bigger buffer
+				   would not change what the user waits for */
 #define OUTSIDE_MIN_WALL_NS 50000000ull /* too short a run says nothing */
 #define WAITS_APART_PCT 10	/* waits this share of the table's time:
 				   a share of it is said of the work too */
@@ -109,6 +111,22 @@ uint64_t findings_busy_time(const struct profile *p,
 }
 
 /*
+ * The % of the run that print_share_of_run() quotes for ns, or -1 where
+ * it quotes none.
+ */
+static double share_of_run(const struct profile *p, uint64_t ns)
+{
+	struct profile_estimate e;
+
+	if (p->baseline.runs && p->baseline.wall_ns)
+		return -1;
+	profile_untraced(p, &e);
+	if (!e.known)
+		return p->wall_ns ? pct(ns, p->wall_ns) : -1;
+	return e.resolved && ns <= e.wall_ns ? pct(ns, e.wall_ns) : -1;
+}
+
+/*
  * " took 93% of wall time": against the untraced estimate when there is
  * one, and nothing when tracing left the program's time unresolved.
  */
@@ -166,6 +184,7 @@ static void tiny_io(struct emit *e, const struct profile *p,
 	const struct profile_row *r;
 	char calls[32], avg[32], fewer[32], label[PROFILE_ROW_LABEL_MAX];
 	uint64_t mean, after;
+	double share;
 	size_t i;
 	FILE *f;
 
@@ -177,7 +196,9 @@ static void tiny_io(struct emit *e, const struct profile *p,
 			continue;
 		mean = r->bytes_done / r->calls;
 		after = (r->bytes_done + SUGGESTED_BUF - 1) / SUGGESTED_BUF;
-		if ((double)mean >= threshold || after * 16 > r->calls)
+		share = share_of_run(p, row_time(r, o));
+		if ((double)mean >= threshold || after * 16 > r->calls ||
+		    (share >= 0 && share < TINY_MIN_SHARE))
 			continue;
 		profile_row_label(r, label, sizeof(label));
 		if (!(f = finding_begin(e, "%s", label)))
