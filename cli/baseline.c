@@ -134,23 +134,15 @@ static void show_captured(const struct run_streams *s)
 
 /*
  * In the child, between fork and the run: only async-signal-safe calls.
- * iotrace's handlers become the defaults they replaced (iotrace installs
- * none over an ignored signal, and had none before), as the tracer does
- * for the traced child.
+ * The signal state iotrace started with, as the tracer gives the traced
+ * child.
  */
 static void untraced_child(const struct tracer_target *target,
 			   const struct run_streams *s)
 {
-	static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
-	struct sigaction sa;
-	size_t i;
 	int fd;
 
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		if (sigaction(sigs[i], NULL, &sa) == 0 &&
-		    sa.sa_handler != SIG_IGN)
-			signal(sigs[i], SIG_DFL);
-	}
+	tracer_signals_restore();
 	for (fd = 0; fd < 3; fd++)
 		if (s->fd[fd] != fd && dup2(s->fd[fd], fd) < 0)
 			_exit(127);

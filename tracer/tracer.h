@@ -356,6 +356,11 @@ int tracer_resolve(const char *argv0, char *buf, size_t size);
 /* Signals: install iotrace's handlers, remembering what they replace. */
 void tracer_signals_init(void);
 /*
+ * In a child about to run the command (traced or not), before exec: the
+ * dispositions and mask iotrace started with.  Async-signal-safe.
+ */
+void tracer_signals_restore(void);
+/*
  * A signal iotrace itself got that asks it to stop: SIGTERM or SIGHUP,
  * else SIGINT or SIGQUIT (which during a run are the command's to handle).
  * 0 if none.  Checked before a run starts and between a sweep's runs.

@@ -17,16 +17,16 @@
 
 /*
  * glibc refuses to touch the two signals it reserves (32 and 33), which
- * make leaves ignored; the raw call resets them too.
+ * make leaves ignored; the raw call sets them too.
  */
-static void set_default(int sig)
+static void set_disposition(int sig, void (*handler)(int))
 {
 	struct {
-		void *handler;
+		void (*handler)(int);
 		unsigned long flags;
 		void *restorer;
 		unsigned long mask;
-	} ksa = { 0 };
+	} ksa = { handler, 0, NULL, 0 };
 
 	syscall(SYS_rt_sigaction, sig, &ksa, NULL, sizeof(ksa.mask));
 }
@@ -51,10 +51,10 @@ int main(int argc, char **argv)
 
 	sigemptyset(&mask);
 	for (sig = 1; sig < NSIG; sig++)
-		set_default(sig);
+		set_disposition(sig, SIG_DFL);
 	while ((c = getopt(argc, argv, "+i:b:")) != -1) {
 		if (c == 'i')
-			signal(signum(optarg), SIG_IGN);
+			set_disposition(signum(optarg), SIG_IGN);
 		else if (c == 'b')
 			sigaddset(&mask, signum(optarg));
 		else

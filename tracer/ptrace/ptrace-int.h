@@ -24,12 +24,6 @@ extern volatile sig_atomic_t tracer_leader;
 void tracer_leader_reaped(void);
 /* pid is the first process, from its fork on (signals.c). */
 void tracer_leader_set(pid_t pid);
-/*
- * In a spawned child before exec: the dispositions and mask iotrace
- * replaced, back.  Async-signal-safe.
- */
-void tracer_signals_restore(void);
-
 int plan_build(struct plan *pl, const struct tracer_opts *opts);
 void plan_release(struct plan *pl);
 

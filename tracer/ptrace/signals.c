@@ -34,6 +34,31 @@ static struct sigaction saved_actions[NHANDLED];
 static sigset_t saved_mask;
 
 /*
+ * glibc reserves the signals from the kernel's first real-time one up to
+ * its SIGRTMIN (32 and 33: SIGCANCEL, SIGSETXID) and refuses sigaction on
+ * them; its first pthread_create catches SIGSETXID.  One the command was
+ * given ignored (make ignores both) would then be reset by the exec, so
+ * the raw call reads them before iotrace starts a thread and puts an
+ * ignored one back in the child.
+ */
+#define RESERVED_FIRST __SIGRTMIN
+#define RESERVED_MAX 8
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	unsigned long mask;
+};
+static bool reserved_ignored[RESERVED_MAX];
+
+static int reserved_count(void)
+{
+	int n = SIGRTMIN - RESERVED_FIRST;
+
+	return n < 0 ? 0 : n > RESERVED_MAX ? RESERVED_MAX : n;
+}
+
+/*
  * SIGTERM and SIGHUP sent to iotrace alone end the traced command: kill
  * the first process now (the stop loop kills the rest), so the wait in the
  * loop returns even when nothing else would happen.  Only while iotrace
@@ -101,6 +126,13 @@ void tracer_signals_init(void)
 		return;
 	done = true;
 	sigprocmask(SIG_SETMASK, NULL, &saved_mask);
+	for (i = 0; i < (size_t)reserved_count(); i++) {
+		struct ksigaction ksa;
+
+		if (syscall(SYS_rt_sigaction, RESERVED_FIRST + (int)i, NULL,
+			    &ksa, sizeof(ksa.mask)) == 0)
+			reserved_ignored[i] = ksa.handler == SIG_IGN;
+	}
 	for (i = 0; i < NHANDLED; i++) {
 		int sig = handled_signals[i];
 
@@ -119,9 +151,14 @@ void tracer_signals_init(void)
 /* In the child, before exec: only async-signal-safe calls. */
 void tracer_signals_restore(void)
 {
+	struct ksigaction ign = { .handler = SIG_IGN };
 	size_t i;
 
 	for (i = 0; i < NHANDLED; i++)
 		sigaction(handled_signals[i], &saved_actions[i], NULL);
+	for (i = 0; i < (size_t)reserved_count(); i++)
+		if (reserved_ignored[i])
+			syscall(SYS_rt_sigaction, RESERVED_FIRST + (int)i,
+				&ign, NULL, sizeof(ign.mask));
 	sigprocmask(SIG_SETMASK, &saved_mask, NULL);
 }
