@@ -3,7 +3,7 @@
 # make bench: iotrace against strace, perf trace, bpftrace and the
 # untraced run, measured side by side in one run (A B C A B C ..., REPS
 # rounds, medians), so only ratios are compared: absolute times drift
-# +/-30% between runs on shared machines, ratios measured together do not.
+# between runs on shared machines, ratios measured together do not.
 #
 # Part 1, overhead: wall time of each workload untraced, under the other
 # tracers and under iotrace's modes, then issue 21's table and targets
@@ -95,7 +95,7 @@ fi
 # A counter of the command's calls on raw_syscalls, its children
 # included: a task forked by a counted process is counted (pid is the
 # process, so its threads are too).  bpftrace -c takes the command as one
-# argument, hence the script (its exec: one more execve, ~1 ms).
+# argument, hence the script (its exec: one more execve).
 {
 	echo 'tracepoint:sched:sched_process_fork /pid == cpid || @t[pid]/ { @t[args->child_pid] = 1; }'
 	echo 'tracepoint:raw_syscalls:sys_enter /pid == cpid || @t[pid]/ { @calls[args->id] = count(); }'

@@ -20,8 +20,8 @@
 # before and REPS after (no sync: as a user would run them): its best
 # marker must sit on the block size GNU dd is fastest at (medians).
 # GNU dd is timed from the shell (date before and after), so its figures
-# include starting a program (fork, exec, the loader: ~1-3 ms here, a
-# few % of a 16 MiB copy) that the built-in, forked from iotrace, does
+# include starting a program (fork, exec, the loader: a small share of
+# a 16 MiB copy) that the built-in, forked from iotrace, does
 # not pay.  Part 1 measures that start-up (GNU dd copying nothing to
 # /dev/null) in every round and gives the ratio both ways.
 set -eu

@@ -9,7 +9,7 @@
  * one and no temporary file; only a kill between that link and the
  * rename (two system calls) can leave FILE.XXXXXX.  A filesystem without
  * O_TMPFILE gets a named temporary file from the start, as before.  No
- * fsync: it cost ~10 ms per run here (a fifth of a short traced command),
+ * fsync: it would cost a noticeable share of a short traced command,
  * and the guarantee is against iotrace dying, not the machine losing
  * power.  An existing target keeps its mode and, where iotrace may set
  * it, its owner and group.  Only regular files are replaced: a device,

@@ -5,7 +5,7 @@
  * 0 .. SYSCALL_SET_MAX - 1, the fact row of that name, the numbers with
  * facts, and the numbers sorted by name.  Written to stdout as C arrays
  * that syscalls/syscalls.c includes, so iotrace resolves nothing at
- * start-up (a libseccomp lookup by number scans its whole table: ~0.5 ms
+ * start-up (a libseccomp lookup by number scans its whole table, once
  * per personality).  Numbers come from libseccomp, never from us.
  */
 #include <seccomp.h>

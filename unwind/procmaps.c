@@ -179,9 +179,9 @@ struct uproc *unwind_proc_get(struct unwinder *u, pid_t tgid)
 		return NULL;
 	/*
 	 * The space's own cache of register rules per IP (with NONE, -k
-	 * added ~2.5x as much per call).  libunwind locks it with signals
-	 * blocked: ~12 sigprocmask calls per call on a short stack; its
-	 * PER_THREAD policy did not avoid them with Debian's build.
+	 * costs several times as much per call).  libunwind locks it with
+	 * signals blocked: a dozen sigprocmask calls per call on a short
+	 * stack; its PER_THREAD policy did not avoid them with Debian's build.
 	 */
 	unw_set_caching_policy(victim->as, UNW_CACHE_GLOBAL);
 	victim->tgid = tgid;

@@ -409,7 +409,7 @@ static void work_headline(const struct diff *d, char *buf, size_t size)
 		explain(why, sizeof(why), d, top);
 	/*
 	 * The time can move most in a row whose calls did not (one close
-	 * preempted for 8 ms): the row whose calls changed most is then
+	 * preempted for a while): the row whose calls changed most is then
 	 * said too, so "1,000 writes became 1" is never left out; a call
 	 * more or less (a restart) is not worth the words.
 	 */

@@ -23,7 +23,7 @@
 
 /*
  * Measured on 2-core VMs (bench/estimate.sh), a run's real cost per stop
- * came out up to 50% above the calibrations that bracket it, never much
+ * came out well above the calibrations that bracket it, never much
  * below: a long run's stops are not the calibration's getppid loop (the
  * tracer does more per event, caches are colder).  Ranges are widened by
  * this much on the side where that matters, by a quarter on the other.

@@ -107,8 +107,7 @@ static void print_share(FILE *f, const struct profile *p,
 /*
  * Runs that differ by 2x or more did not run alike: most often a command
  * that rewrites one file, whose O_TRUNC and close pay, from the second run
- * on, for the last run's dirty pages (on ext4, 27 to 127 ms for one dd of
- * 16 MiB: README, --baseline).  The median is then no truth to measure a
+ * on, for the last run's dirty pages (docs/untraced.md, --baseline).  The median is then no truth to measure a
  * share against, and the header says so rather than let the share stand.
  */
 bool runs_apart(int runs, uint64_t min, uint64_t max)

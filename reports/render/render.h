@@ -313,8 +313,8 @@ double sweep_point_mbps(const struct sweep_point *pt);
  * Which point is best, and whether the runs can tell (sweep_judge()).
  * The best has the highest median throughput (or the shortest median
  * wall when no bytes are known); it is only called best when its spread
- * over the untraced runs overlaps no other point's: 421 MB/s against
- * 376 in one sweep and 353 against 405 in the next is a tie.
+ * over the untraced runs overlaps no other point's: two points whose
+ * order flips from one sweep to the next are a tie.
  */
 enum sweep_verdict {
 	SWEEP_BEST,		/* clear of every other point's spread */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The sweep chart's value axes (svg-int.h).  A linear axis squashes
- * 10-74 MB/s onto the floor when one point does 900: past a 10x span
+ * the slow points onto the floor when one point is far faster: past a 10x span
  * the axis is log, with decades for ends.  Ticks are round (1, 2 or 5
  * times a power of ten), never a fifth of the maximum (451.3, 902.6).
  */

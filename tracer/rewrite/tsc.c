@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The trampolines' clock: rdtsc, two per call (~10 ns each here, against
- * ~24 ns for a vDSO clock_gettime), turned into ns by a multiply and a
+ * The trampolines' clock: rdtsc, two per call (cheaper than a vDSO
+ * clock_gettime, and callable from a trampoline), turned into ns by a multiply and a
  * shift that iotrace calibrates against CLOCK_MONOTONIC once per run.
  * Only where the TSC ticks at one rate in every state and on every CPU
  * (constant_tsc and nonstop_tsc): elsewhere there is no fast path, and
