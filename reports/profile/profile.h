@@ -94,12 +94,22 @@ struct profile_truth {
  * reap, user and system CPU from wait4's rusage (the run's whole tree).
  */
 #define PROFILE_BASELINE_MAX 100	/* most untraced runs */
+#define PROFILE_STREAM_MAX 16		/* a stream's kind, in words */
 
 struct profile_baseline {
 	uint32_t runs;		/* untraced runs; 0: no baseline */
 	uint64_t wall_ns;		/* wall of the median run */
 	uint64_t wall_min_ns, wall_max_ns;	/* spread over the runs */
 	uint64_t user_ns, sys_ns;	/* CPU of the median run */
+	/*
+	 * What the untraced runs' stdin and stdout were, and the traced
+	 * run's, as profile_stream_kind() names them ("/dev/null", "a
+	 * pipe", "a terminal", "a file"...); "" not known.  They differ
+	 * when the command's output went to a pipe: the untraced runs
+	 * never show it (it would be the user's output twice).
+	 */
+	char in[PROFILE_STREAM_MAX], out[PROFILE_STREAM_MAX];
+	char traced_in[PROFILE_STREAM_MAX], traced_out[PROFILE_STREAM_MAX];
 };
 
 /*

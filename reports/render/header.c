@@ -226,6 +226,7 @@ static void print_second(FILE *f, const struct profile *p,
 
 	if (p->baseline.runs) {
 		print_measured(f, p, o);
+		baseline_render_streams(f, &p->baseline);
 		return;
 	}
 	profile_untraced(p, &e);
