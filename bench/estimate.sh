@@ -76,7 +76,10 @@ err = 100.0 * (est - uw) / uw if uw else 0
 share = min(100.0, 100.0 * u.get("syscall_ns", 0) / est) if est else 0
 true = self_pct if self_pct is not None else \
     100.0 * (uw - uu) / uw if single and uw else None
-inside = lo <= umax and umin <= hi	# the range meets the untraced runs
+# The range meets the untraced runs; a pipeline's has no ceiling
+# ("ceiling": false, docs/untraced.md): only its floor can miss.
+ceiling = u.get("ceiling", True)
+inside = lo <= umax and (not ceiling or umin <= hi)
 sys.stderr.write("%-44s %8.3f %8.3f %8.3f %7.3f-%-7.3f %s %+4.0f%% %5.0f%% %6s%s\n" % (
     name, uw / 1e9, d["wall_ns"] / 1e9, est / 1e9, lo / 1e9, hi / 1e9,
     "y" if res else "n", err, share,

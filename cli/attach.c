@@ -100,6 +100,9 @@ static int mark_attached(struct profile *p, void *arg)
 	p->exit.fatal_signal = 0;
 	p->exit.attached = true;
 	p->cost.cpu_known = false;
+	/* Their CPU time at exit counts from before the attach too. */
+	p->cost.cpu_tasks = 0;
+	p->cost.user_tasks = 0;
 	return 0;
 }
 

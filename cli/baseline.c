@@ -9,8 +9,12 @@
  * traced child gets (environment, working directory, CPU mask, and the
  * signal dispositions iotrace found), except its standard streams: stdin
  * is /dev/null, stdout is discarded and stderr is kept in memory, shown
- * only if the run fails.  The median run (by wall) is kept, with the
- * spread of all.
+ * only if the run fails (the command's output is never shown twice).  What
+ * the untraced runs and the traced run had as stdin and stdout is kept
+ * with the figures, so that the report can say when they differ (a
+ * command writing to a pipe is measured writing to /dev/null, whose wall
+ * may be shorter).  The median run (by wall) is kept, with the spread of
+ * all.
  *
  * Sweeps also trace with the command's output hidden; stdio_hide() points
  * iotrace's own standard streams elsewhere around a traced run, since the
@@ -23,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,6 +79,30 @@ static uint64_t tv_ns(struct timeval tv)
 {
 	return (uint64_t)tv.tv_sec * 1000000000ull +
 	       (uint64_t)tv.tv_usec * 1000ull;
+}
+
+/* What fd is, in the words the report uses; "" if nothing can say. */
+static void stream_kind(int fd, char *buf, size_t size)
+{
+	struct stat st, null;
+	const char *kind;
+
+	if (fstat(fd, &st) < 0)
+		kind = errno == EBADF ? "closed" : "";
+	else if (S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 &&
+		 S_ISCHR(null.st_mode) && st.st_rdev == null.st_rdev)
+		kind = "/dev/null";
+	else if (isatty(fd))
+		kind = "a terminal";
+	else if (S_ISFIFO(st.st_mode))
+		kind = "a pipe";
+	else if (S_ISSOCK(st.st_mode))
+		kind = "a socket";
+	else if (S_ISREG(st.st_mode))
+		kind = "a file";
+	else
+		kind = "a device";
+	snprintf(buf, size, "%s", kind);
 }
 
 static void streams_close(struct run_streams *s)
@@ -240,6 +269,8 @@ int baseline_measure(const struct tracer_target *target, int runs,
 	}
 	if (n)
 		summarise(t, n, b);
+	stream_kind(s.fd[0], b->in, sizeof(b->in));
+	stream_kind(s.fd[1], b->out, sizeof(b->out));
 	err = fail->run ? 1 : 0;
 out_close:
 	streams_close(&s);
@@ -254,6 +285,9 @@ int baseline_for_trace(const struct cli_opts *o,
 	char how[64];
 	int err = baseline_measure(target, o->baseline, false, b, &fail);
 
+	/* The traced child gets iotrace's own streams (tracer_spawn). */
+	stream_kind(STDIN_FILENO, b->traced_in, sizeof(b->traced_in));
+	stream_kind(STDOUT_FILENO, b->traced_out, sizeof(b->traced_out));
 	if (err == 0)
 		return 0;
 	if (err == -EINTR || tracer_pending_signal()) {

@@ -47,6 +47,7 @@ static void on_task_exit(void *ctx, const struct tracer_task_exit *x)
 	struct sink_ctx *s = ctx;
 
 	profile_storage_exit(s->p, x);
+	profile_cost_exit(s->p, x);
 	if (s->per_process)
 		profile_process_exit(s->p, x);
 	if (s->per_thread)

@@ -94,12 +94,50 @@ static void read_cmd(pid_t tgid, char *buf, size_t size)
 	buf[strnlen(slash, size - 1)] = '\0';
 }
 
+/* schedstat's first field: the task's time on a CPU, in ns. */
+static bool read_cpu(pid_t tgid, pid_t tid, uint64_t *ns)
+{
+	char path[64], text[128], *end;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)tgid,
+		 (int)tid);
+	if (read_small(path, text, sizeof(text)) <= 0)
+		return false;
+	*ns = strtoull(text, &end, 10);
+	return end != text;
+}
+
+/* stat's utime (field 14, after the name in parentheses), in ns. */
+static bool read_user(pid_t tgid, pid_t tid, struct tracer_task_exit *x)
+{
+	char path[64], text[1024];
+	unsigned long long utime;
+	long hz = sysconf(_SC_CLK_TCK);
+	const char *at;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)tgid,
+		 (int)tid);
+	if (hz <= 0 || read_small(path, text, sizeof(text)) <= 0)
+		return false;
+	at = strrchr(text, ')');
+	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
+	   cmajflt utime */
+	if (!at || sscanf(at + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+			  "%*u %llu", &utime) != 1)
+		return false;
+	x->tick_ns = 1000000000ull / (uint64_t)hz;
+	x->user_ns = utime * x->tick_ns;
+	return true;
+}
+
 void tracer_task_exit_read(pid_t tgid, pid_t tid, struct tracer_task_exit *x)
 {
 	memset(x, 0, sizeof(*x));
 	x->tid = tid;
 	x->tgid = tgid;
 	x->io_known = read_io(tgid, tid, x);
+	x->cpu_known = read_cpu(tgid, tid, &x->cpu_ns);
+	x->user_known = read_user(tgid, tid, x);
 	tracer_task_comm(tgid, tid, x->comm, sizeof(x->comm));
 	if (tid == tgid)
 		read_cmd(tgid, x->cmd, sizeof(x->cmd));

@@ -108,6 +108,12 @@ struct tracer_task_exit {
 				   CONFIG_TASK_IO_ACCOUNTING, permissions) */
 	uint64_t rchar, wchar;	/* bytes the calls moved */
 	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
+	bool cpu_known;		/* false: no schedstat (CONFIG_SCHED_INFO) */
+	uint64_t cpu_ns;	/* time on a CPU, user and system, ns
+				   (/proc/TGID/task/TID/schedstat) */
+	bool user_known;
+	uint64_t user_ns;	/* user CPU time (stat's utime, in ticks) */
+	uint64_t tick_ns;	/*   and the tick it is counted in */
 	char comm[16];		/* /proc/TGID/task/TID/comm; "" unknown */
 	char cmd[64];		/* leader: cmdline's first word, its last
 				   path component; "" unknown or a thread */

@@ -6,7 +6,10 @@
  * saved before it (or by runs without --baseline) load with no baseline.
  * The loader refuses what no measurement can produce: zero or more than
  * PROFILE_BASELINE_MAX runs, a median outside its own spread, or CPU
- * times without a wall time.
+ * times without a wall time.  "stdin" and "stdout" name what the untraced
+ * runs had, "traced_stdin" and "traced_stdout" what the traced run had
+ * ("/dev/null", "a pipe", "a terminal", "a file"...); each is optional
+ * (absent: not known), added later within "iotrace/1".
  */
 #include <string.h>
 #include "reports/profile/jload.h"
@@ -23,6 +26,18 @@ static const struct {
 	{ "sys_ns", offsetof(struct profile_baseline, sys_ns) },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+/* The streams' kinds: the key and where the words go. */
+static const struct {
+	const char *key;
+	size_t offset;
+} streams[] = {
+	{ "stdin", offsetof(struct profile_baseline, in) },
+	{ "stdout", offsetof(struct profile_baseline, out) },
+	{ "traced_stdin", offsetof(struct profile_baseline, traced_in) },
+	{ "traced_stdout", offsetof(struct profile_baseline, traced_out) },
+};
+#define NSTREAMS (sizeof(streams) / sizeof(streams[0]))
 
 static uint64_t *field(struct profile_baseline *b, size_t i)
 {
@@ -56,6 +71,13 @@ json_t *baseline_to_json(const struct profile *p)
 	for (i = 0; i < NFIELDS; i++)
 		err |= json_object_set_new(o, fields[i].key,
 					   u64(value(b, i)));
+	for (i = 0; i < NSTREAMS; i++) {
+		const char *kind = (const char *)b + streams[i].offset;
+
+		if (*kind)
+			err |= json_object_set_new(o, streams[i].key,
+						   json_string(kind));
+	}
 	if (err) {
 		json_decref(o);
 		return NULL;
@@ -95,6 +117,11 @@ int load_baseline(struct jload *j, struct profile *p, json_t *doc)
 	b.runs = (uint32_t)runs;
 	for (i = 0; i < NFIELDS; i++)
 		if (jload_u64(j, o, fields[i].key, field(&b, i)) < 0)
+			return -1;
+	for (i = 0; i < NSTREAMS; i++)
+		if (json_object_get(o, streams[i].key) &&
+		    jload_string(j, o, streams[i].key, (char *)&b +
+				 streams[i].offset, PROFILE_STREAM_MAX) < 0)
 			return -1;
 	why = implausible(&b);
 	if (why)

@@ -30,6 +30,7 @@ static int put_estimate(json_t *o, const struct profile_estimate *e)
 	err |= put(o, "low_ns", e->wall_lo_ns);
 	err |= put(o, "high_ns", e->wall_hi_ns);
 	err |= json_object_set_new(o, "resolved", json_boolean(e->resolved));
+	err |= json_object_set_new(o, "ceiling", json_boolean(!e->no_ceiling));
 	err |= put(o, "tracing_added_ns", e->added_ns);
 	err |= put(o, "tracing_added_low_ns", e->added_lo_ns);
 	err |= put(o, "tracing_added_high_ns", e->added_hi_ns);
@@ -67,6 +68,18 @@ json_t *untraced_to_json(const struct profile *p)
 	err |= json_object_set_new(o, "cpu_known", json_boolean(c->cpu_known));
 	err |= put(o, "user_cpu_ns", c->user_ns);
 	err |= put(o, "system_cpu_ns", c->sys_ns);
+	if (c->cpu_tasks) {
+		err |= put(o, "tasks_cpu_read", c->cpu_tasks);
+		err |= put(o, "busiest_task_cpu_ns", c->busiest_ns);
+		err |= json_object_set_new(o, "busiest_task_pid",
+					   json_integer(c->busiest_tgid));
+		err |= put(o, "other_process_cpu_ns", c->other_ns);
+	}
+	if (c->user_tasks) {
+		err |= put(o, "tasks_user_read", c->user_tasks);
+		err |= put(o, "most_task_user_ns", c->user_most_ns);
+		err |= put(o, "user_tick_ns", c->tick_ns);
+	}
 	err |= json_object_set_new(o, "cpu_from", json_string(CPU_FROM));
 	if (err) {
 		json_decref(o);
@@ -103,6 +116,27 @@ int load_untraced(struct jload *j, struct profile *p, json_t *doc)
 	    jload_u64(j, o, "user_cpu_ns", &c->user_ns) < 0 ||
 	    jload_u64(j, o, "system_cpu_ns", &c->sys_ns) < 0)
 		return -1;
+	/* Added later within "iotrace/1": absent, not read. */
+	if (json_object_get(o, "tasks_cpu_read")) {
+		uint64_t n, tgid;
+
+		if (jload_u64(j, o, "tasks_cpu_read", &n) < 0 ||
+		    jload_u64(j, o, "busiest_task_cpu_ns", &c->busiest_ns) < 0 ||
+		    jload_u64(j, o, "busiest_task_pid", &tgid) < 0 ||
+		    jload_u64(j, o, "other_process_cpu_ns", &c->other_ns) < 0)
+			return -1;
+		c->cpu_tasks = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+		c->busiest_tgid = tgid > INT32_MAX ? INT32_MAX : (int32_t)tgid;
+	}
+	if (json_object_get(o, "tasks_user_read")) {
+		uint64_t n;
+
+		if (jload_u64(j, o, "tasks_user_read", &n) < 0 ||
+		    jload_u64(j, o, "most_task_user_ns", &c->user_most_ns) < 0 ||
+		    jload_u64(j, o, "user_tick_ns", &c->tick_ns) < 0)
+			return -1;
+		c->user_tasks = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	}
 	jload_pop(j);
 	c->known = true;
 	return 0;

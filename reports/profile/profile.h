@@ -94,12 +94,22 @@ struct profile_truth {
  * reap, user and system CPU from wait4's rusage (the run's whole tree).
  */
 #define PROFILE_BASELINE_MAX 100	/* most untraced runs */
+#define PROFILE_STREAM_MAX 16		/* a stream's kind, in words */
 
 struct profile_baseline {
 	uint32_t runs;		/* untraced runs; 0: no baseline */
 	uint64_t wall_ns;		/* wall of the median run */
 	uint64_t wall_min_ns, wall_max_ns;	/* spread over the runs */
 	uint64_t user_ns, sys_ns;	/* CPU of the median run */
+	/*
+	 * What the untraced runs' stdin and stdout were, and the traced
+	 * run's, as profile_stream_kind() names them ("/dev/null", "a
+	 * pipe", "a terminal", "a file"...); "" not known.  They differ
+	 * when the command's output went to a pipe: the untraced runs
+	 * never show it (it would be the user's output twice).
+	 */
+	char in[PROFILE_STREAM_MAX], out[PROFILE_STREAM_MAX];
+	char traced_in[PROFILE_STREAM_MAX], traced_out[PROFILE_STREAM_MAX];
 };
 
 /*
@@ -342,6 +352,21 @@ struct profile_cost {
 	uint64_t stop_hi_ns;		/*   lowest and highest calibration */
 	bool cpu_known;
 	uint64_t user_ns, sys_ns;	/* CPU of the traced tree (rusage) */
+	/*
+	 * Each task's time on a CPU at its exit (schedstat): the busiest
+	 * task's, and the busiest of the tasks of any other process.  A
+	 * second process nearly as busy means the tree shared the work
+	 * side by side (a pipeline), whose traced wall bounds nothing
+	 * above.
+	 */
+	uint32_t cpu_tasks;		/* tasks whose CPU time was read */
+	int32_t busiest_tgid;
+	uint64_t busiest_ns, other_ns;
+	/* The most user CPU time of one task (stat's utime, counted in
+	   ticks of tick_ns): the stops inflate a task's system time, far
+	   past their calibrated cost in a busy tree, not its user time. */
+	uint32_t user_tasks;
+	uint64_t user_most_ns, tick_ns;
 };
 
 /*
@@ -353,6 +378,8 @@ struct profile_estimate {
 	uint64_t added_ns, added_lo_ns, added_hi_ns;	/* tracing added */
 	uint64_t wall_ns, wall_lo_ns, wall_hi_ns;	/* untraced wall */
 	bool resolved;			/* the range is narrow enough to trust */
+	bool no_ceiling;		/* processes shared the work: wall_hi_ns
+					   is the traced wall, not a bound */
 	uint64_t syscall_ns;		/* in syscalls, waits left out */
 	uint64_t syscall_lo_ns, syscall_hi_ns;	/* with the correction's spread */
 	uint64_t wait_ns;		/* in calls that wait for others */
@@ -559,6 +586,8 @@ void profile_set_exit(struct profile *p, int wait_status, int fatal_signal);
  * CPU time, never above the traced wall.
  */
 void profile_untraced(const struct profile *p, struct profile_estimate *e);
+/* A task's exit: its CPU time into the busiest's (p->cost). */
+void profile_cost_exit(struct profile *p, const struct tracer_task_exit *x);
 /* Calls that wait for other processes or events (wait4, poll, futex...). */
 bool profile_row_waits(const struct profile_row *r);
 /* The others: calls that do the program's own work. */

@@ -13,6 +13,7 @@
  * to be one, with the two reasons it happens.  Nothing timed (count-only
  * runs) reads "-".  Runs that differ by 2x or more are said to.
  */
+#include <string.h>
 #include "reports/render/render.h"
 
 /* One unit for both lines, chosen by the untraced wall. */
@@ -127,6 +128,41 @@ static void print_spread(FILE *f, const struct profile_baseline *b)
 		"above is as uncertain\n",
 		(double)b->wall_max_ns / (double)b->wall_min_ns,
 		in(u, b->wall_min_ns), in(u, b->wall_max_ns), u.name);
+}
+
+/*
+ * The untraced runs read /dev/null and wrote to /dev/null; the traced run
+ * had iotrace's own streams.  Where those differ (a pipe, a terminal, a
+ * file), so may the walls: writing to /dev/null costs nothing, a pipe
+ * costs the copy and the reader's pace.  One line says so.
+ */
+static bool differs(const char *untraced, const char *traced)
+{
+	return *untraced && *traced && strcmp(untraced, traced);
+}
+
+void baseline_render_streams(FILE *f, const struct profile_baseline *b)
+{
+	bool in = differs(b->in, b->traced_in);
+	bool out = differs(b->out, b->traced_out);
+
+	if (!b->runs || (!in && !out))
+		return;
+	fputs("iotrace: the untraced runs ", f);
+	if (in)
+		fprintf(f, "read %s", b->in);
+	if (in && out)
+		fputs(" and ", f);
+	if (out)
+		fprintf(f, "wrote to %s", b->out);
+	fputs(", the traced run ", f);
+	if (in)
+		fprintf(f, "read %s", b->traced_in);
+	if (in && out)
+		fputs(" and ", f);
+	if (out)
+		fprintf(f, "wrote to %s", b->traced_out);
+	fputs(": their walls may differ\n", f);
 }
 
 void baseline_render_header(FILE *f, const struct profile *p,

@@ -75,6 +75,17 @@ static void print_untraced(FILE *f, const struct profile *p)
 	secs(b, sizeof(b), e.wall_lo_ns);
 	secs(c, sizeof(c), e.wall_hi_ns);
 	secs(d, sizeof(d), e.added_ns);
+	if (e.no_ceiling) {
+		fprintf(f, "iotrace: untraced, this run would take at least "
+			"%s (the CPU time its tasks surely spent); its "
+			"processes shared the work, so "
+			"the traced wall bounds nothing above: tracing added "
+			"~%s (", b, d);
+		print_added(f, p);
+		fprintf(f, ")%s\n", p->exit.attached ? "" :
+			"; --baseline measures it");
+		return;
+	}
 	if (!e.resolved) {
 		/* An attached process cannot be run again untraced. */
 		fprintf(f, "iotrace: untraced, this run would take between %s "

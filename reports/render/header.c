@@ -200,7 +200,14 @@ static void print_estimated(FILE *f, const struct profile *p,
 	struct time_unit u = time_unit_for(e->resolved ? e->wall_ns : e->wall_hi_ns);
 	char a[32], c[32];
 
-	if (e->resolved) {
+	if (e->no_ceiling) {
+		u = time_unit_for(p->wall_ns);
+		fprintf(f, "iotrace: untraced at least %s %s (estimated; %s "
+			"%s traced): its processes shared the work, so it has "
+			"no ceiling%s", in(a, sizeof(a), u, e->wall_lo_ns),
+			u.name, in(c, sizeof(c), u, p->wall_ns), u.name,
+			p->exit.attached ? "" : "; --baseline measures it");
+	} else if (e->resolved) {
 		fprintf(f, "iotrace: untraced ~%s %s (estimated), ",
 			in(a, sizeof(a), u, e->wall_ns), u.name);
 		put_pct(f, e->wall_ns ? (double)(e->syscall_ns < e->wall_ns ?
@@ -226,6 +233,7 @@ static void print_second(FILE *f, const struct profile *p,
 
 	if (p->baseline.runs) {
 		print_measured(f, p, o);
+		baseline_render_streams(f, &p->baseline);
 		return;
 	}
 	profile_untraced(p, &e);

@@ -137,6 +137,9 @@ void fast_render_header(FILE *f, const struct profile *p);
  * The --baseline lines under it (baseline.c): the untraced wall split
  * like time(1), and the share of it in syscalls; nothing without one.
  */
+/* One line when the untraced runs' stdin or stdout was not the traced
+   run's (a pipe against /dev/null); nothing when alike or not known. */
+void baseline_render_streams(FILE *f, const struct profile_baseline *b);
 void baseline_render_header(FILE *f, const struct profile *p,
 			    const struct report_opts *o);
 /*

@@ -181,8 +181,54 @@ static void test_spread(void)
 	profile_release(&p);
 }
 
+/* The streams line: said only where a known kind differs. */
+static char *streams(const struct profile_baseline *b)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+
+	baseline_render_streams(m, b);
+	fclose(m);
+	return buf;
+}
+
+static void test_streams(void)
+{
+	struct profile_baseline b = { .runs = 3 };
+	char *got;
+
+	strcpy(b.in, "/dev/null");
+	strcpy(b.out, "/dev/null");
+	got = streams(&b);
+	is_str(got, "", "not known for the traced run: nothing");
+	free(got);
+	strcpy(b.traced_in, "/dev/null");
+	strcpy(b.traced_out, "/dev/null");
+	got = streams(&b);
+	is_str(got, "", "alike: nothing");
+	free(got);
+	strcpy(b.traced_out, "a pipe");
+	got = streams(&b);
+	is_str(got, "iotrace: the untraced runs wrote to /dev/null, the "
+	       "traced run wrote to a pipe: their walls may differ\n",
+	       "stdout a pipe: said");
+	free(got);
+	strcpy(b.traced_in, "a terminal");
+	got = streams(&b);
+	is_str(got, "iotrace: the untraced runs read /dev/null and wrote to "
+	       "/dev/null, the traced run read a terminal and wrote to a "
+	       "pipe: their walls may differ\n", "both: one line");
+	free(got);
+	b.runs = 0;
+	got = streams(&b);
+	is_str(got, "", "no baseline: nothing");
+	free(got);
+}
+
 int main(void)
 {
+	test_streams();
 	test_spread();
 	test_share();
 	test_over_the_wall();

@@ -614,7 +614,7 @@ static void test_untraced(void)
 		      "--baseline measures it\n", "the range, and --baseline");
 	/* --baseline measured the untraced run: its median says it. */
 	p.baseline = (struct profile_baseline){ 3, 200000000, 180000000,
-						220000000, 0, 150000000 };
+						220000000, 0, 150000000, "", "", "", "" };
 	expect_second(&p, "iotrace: untraced 200 ms (--baseline, median of 3 "
 		      "runs), 10% of it in syscalls\n", "the runs measured");
 	memset(&p.baseline, 0, sizeof(p.baseline));
@@ -743,7 +743,7 @@ static void test_baseline_shares(void)
 	p.wall_ns = 4000000000ull;
 	row(&p, "write", 1000000, 1000000, 3720000000ull);
 	p.baseline = (struct profile_baseline){ 3, 10000000, 9000000,
-						11000000, 2000000, 1000000 };
+						11000000, 2000000, 1000000, "", "", "", "" };
 	expect(&p, "tiny-io", "- write: 1,000,000 calls averaging 1 byte "
 	       "(untraced, 80.0% of the run was outside user space). A 64 KiB "
 	       "buffer would make ~16 calls.\n",
@@ -758,7 +758,7 @@ static void test_baseline_shares(void)
 	p.wall_ns = 1000000000ull;
 	row(&p, "write", 10, 10, 100000000ull);
 	p.baseline = (struct profile_baseline){ 3, 10000000, 9000000,
-						11000000, 9000000, 500000 };
+						11000000, 9000000, 500000, "", "", "", "" };
 	expect(&p, "outside-syscalls", "- 90.0% of the untraced run "
 	       "(--baseline) was user CPU: the time is in the program's own "
 	       "code, not in syscalls.\n", "user CPU: 100% less the "

@@ -115,7 +115,7 @@ static void test_point(void)
 	is_int(pt.runs, 0, "no baseline: no untraced runs");
 	is_int(pt.wall_ns, 20000000, "no baseline: the traced wall");
 	p.baseline = (struct profile_baseline){ 3, 2000000, 1900000, 2500000,
-						100000, 1500000 };
+						100000, 1500000, "", "", "", "" };
 	sweep_point_from_profile(&pt, &p);
 	is_int(pt.runs, 3, "three untraced runs");
 	is_int(pt.wall_ns, 2000000, "the wall is the untraced median");
