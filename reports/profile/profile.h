@@ -801,6 +801,11 @@ uint64_t profile_storage_unflushed(const struct profile_storage *s);
  * of two.  0 when the row has no timed call.
  */
 uint64_t profile_row_percentile(const struct profile_row *r, double q);
+/* The highest time in ns log2 bucket b holds: 2^(b+1) - 1. */
+static inline uint64_t profile_hist_high(unsigned b)
+{
+	return ((uint64_t)2 << b) - 1;
+}
 
 /*
  * --- sums (sums.c) ---
