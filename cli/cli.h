@@ -2,7 +2,7 @@
 /*
  * The command line: main.c parses the options common to every traced run,
  * then hands the rest to a subcommand (one file each).  Only cli/ prints
- * usage errors or exits.
+ * usage errors or exits (usage.c, a leaf all of them use).
  */
 #ifndef IOTRACE_CLI_H
 #define IOTRACE_CLI_H

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,30 +26,6 @@ static const struct cli_command commands[] = {
 	  "of BASE)" },
 	{ NULL, NULL, NULL },
 };
-
-int error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("iotrace: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
-
-void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("iotrace: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see iotrace --help)\n", stderr);
-	exit(EXIT_USAGE);
-}
 
 static void print_help(void)
 {
@@ -144,46 +119,6 @@ static void print_help(void)
 		printf("  %-10s %s\n", c->name, c->summary);
 	printf("\nSUBCOMMAND --help lists a subcommand's own options; "
 	       "iotrace(1) says\neverything else.\n");
-}
-
-int parse_format(const char *s)
-{
-	if (!strcmp(s, "table"))
-		return FMT_TABLE;
-	if (!strcmp(s, "json"))
-		return FMT_JSON;
-	if (!strcmp(s, "csv"))
-		return FMT_CSV;
-	if (!strcmp(s, "csv-breakdown"))
-		return FMT_CSV_BREAKDOWN;
-	if (!strcmp(s, "pprof"))
-		return FMT_PPROF;
-	return -1;
-}
-
-/* -e trace=SET (or a bare SET, as in strace) and -e count=SET. */
-void cli_parse_e(struct cli_opts *o, const char *arg)
-{
-	const char *eq = strchr(arg, '=');
-	bool count = eq && !strncmp(arg, "count=", 6);
-	struct syscall_set *set = count ? &o->count_set : &o->trace_set;
-	char bad[128];
-
-	if (eq && !count && strncmp(arg, "trace=", 6))
-		usage_error("unsupported -e qualifier '%.*s'", (int)(eq - arg),
-			    arg);
-	if (eq)
-		arg = eq + 1;
-	if (syscall_set_parse(set, arg, bad, sizeof(bad)) < 0)
-		usage_error("-e %s: unknown syscall or class '%s'",
-			    count ? "count" : "trace", bad);
-	if (count) {
-		o->tracer.count = set;
-	} else {
-		o->tracer.trace = set;
-		o->trace_expr = arg;	/* the header says what was traced,
-					   report and diff what they kept */
-	}
 }
 
 /* Choices that depend on several options, made once they are all read. */

@@ -199,3 +199,18 @@ int cmd_report(struct cli_opts *o, int argc, char **argv)
 	profile_release(&p);
 	return status;
 }
+
+int parse_format(const char *s)
+{
+	if (!strcmp(s, "table"))
+		return FMT_TABLE;
+	if (!strcmp(s, "json"))
+		return FMT_JSON;
+	if (!strcmp(s, "csv"))
+		return FMT_CSV;
+	if (!strcmp(s, "csv-breakdown"))
+		return FMT_CSV_BREAKDOWN;
+	if (!strcmp(s, "pprof"))
+		return FMT_PPROF;
+	return -1;
+}

@@ -18,14 +18,41 @@ struct sink_ctx {
 	struct profile_stack_cache sites;	/* stack ids to call sites */
 };
 
+/*
+ * The file fd of tid points at, at the call's exit stop (its fds still
+ * valid): from the cache, else from /proc, cached.
+ */
+static int file_of(void *ctx, struct profile *p, pid_t tid, int fd)
+{
+	struct sink_ctx *s = ctx;
+	struct fd_desc d;
+	int id = fd_cache_lookup(s->fds, tid, fd);
+
+	if (id >= 0)
+		return id;
+	/* EBADF and the like: nothing to cache. */
+	if (fd_describe(tid, fd, &d) < 0)
+		return profile_file_unresolved(p);
+	id = profile_file_desc(p, &d);
+	if (id >= 0)
+		fd_cache_store(s->fds, tid, fd, id);
+	return id;
+}
+
 static void on_syscall(void *ctx, const struct tracer_event *ev)
 {
 	struct sink_ctx *s = ctx;
 
 	profile_add(s->p, ev);
-	profile_add_files(s->p, s->fds, ev);
+	/* Every event, so the cache sees closes; NULL: out of memory. */
+	if (s->fds) {
+		fd_cache_event(s->fds, ev);
+		profile_add_files(s->p, ev, file_of, s);
+	}
 	if (s->stacks)
-		profile_add_callsite(s->p, &s->sites, s->stacks, ev);
+		profile_add_callsite(s->p, &s->sites,
+				     tracer_stacks_get(s->stacks, ev->stack_id),
+				     ev);
 	if (s->per_process)
 		profile_add_process(s->p, ev);
 	if (s->per_thread)
@@ -238,6 +265,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	/* The tracer shows the cache every close, even under -e trace=. */
 	memset(&sctx, 0, sizeof(sctx));
 	sctx.p = p;
+	p->task_comm = tracer_task_comm;
 	sctx.fds = fd_cache_new(p->native_arch, true);
 	sctx.per_process = o->per_process;
 	sctx.per_thread = o->tracer.per_thread;

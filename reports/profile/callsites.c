@@ -381,13 +381,12 @@ static int key_of_stack(struct profile_breakdown *b,
  */
 static struct profile_sub *site_sub(struct profile *p,
 				    struct profile_stack_cache *c,
-				    const struct tracer_stacks *st,
+				    const struct tracer_stack *s,
 				    const struct tracer_event *call,
 				    uint32_t id, int *err)
 {
 	struct profile_breakdown *b =
 		profile_breakdown_rw(p, &profile_dim_callsite);
-	const struct tracer_stack *s = tracer_stacks_get(st, id);
 	struct profile_row *r;
 	int k;
 
@@ -410,7 +409,7 @@ static struct profile_sub *site_sub(struct profile *p,
 }
 
 int profile_add_callsite(struct profile *p, struct profile_stack_cache *c,
-			 const struct tracer_stacks *st,
+			 const struct tracer_stack *stack,
 			 const struct tracer_event *ev)
 {
 	struct profile_sub *s;
@@ -418,7 +417,7 @@ int profile_add_callsite(struct profile *p, struct profile_stack_cache *c,
 
 	if ((ev->flags & EVF_HIDDEN) || ev->stack_id == TRACER_ID_NONE)
 		return 0;
-	s = site_sub(p, c, st, ev, ev->stack_id, &err);
+	s = site_sub(p, c, stack, ev, ev->stack_id, &err);
 	return s ? profile_sub_event(p, s, ev) : err;
 }
 

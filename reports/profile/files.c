@@ -5,8 +5,9 @@
  * open flags that change I/O; kind, sizes and whether a block device is
  * behind it describe it.  This file is
  * the key type (compare, hash, save, load, print: profile_dim_file) and
- * how events find their files: through the tracer's fd cache, so /proc
- * is read only the first time a (task, fd) is seen.  A call with two
+ * how events are counted to their files, which the sink names (through
+ * procfd/'s fd cache, so /proc is read only the first time a (task, fd)
+ * is seen: cli/trace.c); the profile reads no /proc.  A call with two
  * fds (sendfile, splice, tee, copy_file_range) gets one sub-row per
  * (source, destination) pair.  Aggregation and bounds are breakdown.c's:
  * past PROFILE_FILES_MAX files, new files share "(other files)".
@@ -339,8 +340,7 @@ static int file_named(struct profile *p, const char *what)
 	return profile_file_get(p, &f);
 }
 
-/* The index of the file d describes. */
-static int file_desc_get(struct profile *p, const struct fd_desc *d)
+int profile_file_desc(struct profile *p, const struct fd_desc *d)
 {
 	struct profile_file f;
 
@@ -357,37 +357,23 @@ static int file_desc_get(struct profile *p, const struct fd_desc *d)
 int profile_file_from(struct profile *p, const struct tracer_file *tf)
 {
 	if (tf->state == TRACER_FILE_DESC)
-		return file_desc_get(p, &tf->desc);
+		return profile_file_desc(p, &tf->desc);
+	return profile_file_unresolved(p);
+}
+
+int profile_file_unresolved(struct profile *p)
+{
 	return file_named(p, UNRESOLVED);
 }
 
-static int file_of(struct profile *p, struct fd_cache *c, pid_t tid, int fd)
-{
-	struct fd_desc d;
-	int id = fd_cache_lookup(c, tid, fd);
-
-	if (id >= 0)
-		return id;
-	/* EBADF and the like: nothing to cache. */
-	if (fd_describe(tid, fd, &d) < 0)
-		return file_named(p, UNRESOLVED);
-	id = file_desc_get(p, &d);
-	if (id >= 0)
-		fd_cache_store(c, tid, fd, id);
-	return id;
-}
-
-int profile_add_files(struct profile *p, struct fd_cache *c,
-		      const struct tracer_event *ev)
+int profile_add_files(struct profile *p, const struct tracer_event *ev,
+		      profile_file_of_fn *file_of, void *ctx)
 {
 	uint32_t file2 = PROFILE_FILE_NONE;
 	struct profile_breakdown *b;
 	struct profile_row *r;
 	int f1, f2 = 0;
 
-	if (!c)
-		return 0;
-	fd_cache_event(c, ev);
 	b = file_breakdown(p);
 	if ((ev->flags & EVF_HIDDEN) || !b)
 		return 0;
@@ -397,9 +383,9 @@ int profile_add_files(struct profile *p, struct fd_cache *c,
 	/* The cache knows every personality's calls (syscalls/systab.c). */
 	if (r->fd_arg < 0)
 		return 0;
-	f1 = file_of(p, c, ev->tid, (int)ev->args[r->fd_arg]);
+	f1 = file_of(ctx, p, ev->tid, (int)ev->args[r->fd_arg]);
 	if (f1 >= 0 && r->fd_arg2 >= 0) {
-		f2 = file_of(p, c, ev->tid, (int)ev->args[r->fd_arg2]);
+		f2 = file_of(ctx, p, ev->tid, (int)ev->args[r->fd_arg2]);
 		file2 = (uint32_t)f2;
 	}
 	if (f1 < 0 || f2 < 0)

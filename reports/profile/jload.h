@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to the JSON profile code (json.c, json-breakdown.c, load.c)
+ * Private to the JSON profile code (json.c, json-breakdown.c, load.c;
+ * the getters are in jload.c)
  * and the key types of dimensions (files.c): the loader's walk state and
  * its checked getters, so the breakdowns (json-breakdown.c) and their
  * keys are validated the same way, with the same

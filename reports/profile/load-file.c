@@ -3,32 +3,14 @@
  * Opening a saved run: the file decides its own kind (a JSON profile
  * starts with '{' after blanks, anything else is read as a log ending in
  * an strace -c table), and its size is bounded before jansson sees it, so
- * a 100 MB string costs at most LOAD_JSON_MAX of memory.  Also the one
- * place load errors are formatted.
+ * a 100 MB string costs at most LOAD_JSON_MAX of memory.  Load errors are
+ * formatted in jload.c (load_fail()).
  */
-#include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "reports/profile/profile-int.h"
-
-int load_fail(struct load_error *e, unsigned long line, const char *fmt, ...)
-{
-	va_list ap;
-	char *c;
-
-	e->line = line;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	/* The message quotes input: keep the terminal's controls out. */
-	for (c = e->msg; *c; c++)
-		if (iscntrl((unsigned char)*c))
-			*c = '?';
-	return -1;
-}
 
 /* Refuses a file past LOAD_JSON_MAX, naming the line the limit fell on. */
 static int too_large(char *buf, size_t n, struct load_error *e)

@@ -237,9 +237,10 @@ const struct profile_dim profile_dim_thread = {
 
 /*
  * The key of task id (of process tgid), made when first seen with the
- * comm /proc shows now; -ENOMEM.
+ * comm /proc shows now (p->task_comm, the sink's); -ENOMEM.
  */
-static int task_key(struct profile_breakdown *b, int32_t id, int32_t tgid)
+static int task_key(const struct profile *p, struct profile_breakdown *b,
+		    int32_t id, int32_t tgid)
 {
 	struct profile_task t;
 	int i;
@@ -250,7 +251,8 @@ static int task_key(struct profile_breakdown *b, int32_t id, int32_t tgid)
 	if (i >= 0)
 		return i;
 	t.tgid = tgid;
-	tracer_task_comm(tgid, id, t.comm, sizeof(t.comm));
+	if (p->task_comm)
+		p->task_comm(tgid, id, t.comm, sizeof(t.comm));
 	profile_clean_text(t.comm, true);
 	return profile_key_get(b, &t);
 }
@@ -265,7 +267,7 @@ static int add_event(struct profile *p, const struct profile_dim *dim,
 	if ((ev->flags & EVF_HIDDEN) || !b || id <= 0)
 		return 0;
 	r = profile_event_row(p, ev);
-	key = r ? task_key(b, id, ev->tgid) : -ENOMEM;
+	key = r ? task_key(p, b, id, ev->tgid) : -ENOMEM;
 	if (key < 0)
 		return -ENOMEM;
 	return profile_sub_add(p, b, (uint32_t)(r - p->rows), (uint32_t)key,
@@ -298,7 +300,7 @@ int profile_add_process_aggregate(struct profile *p,
 	ev.arch = a->arch;
 	ev.nr = a->nr;
 	r = profile_event_row(p, &ev);
-	key = r ? task_key(b, a->tgid, a->tgid) : -ENOMEM;
+	key = r ? task_key(p, b, a->tgid, a->tgid) : -ENOMEM;
 	if (key < 0)
 		return -ENOMEM;
 	s = profile_sub_get(b, (uint32_t)key, PROFILE_KEY_NONE,
@@ -319,7 +321,7 @@ static struct profile_task *task_rw(struct profile *p,
 
 	if (!b || id <= 0)
 		return NULL;
-	i = task_key(b, id, tgid);
+	i = task_key(p, b, id, tgid);
 	if (i < 0)
 		return NULL;
 	return (struct profile_task *)(b->keys + (size_t)i * dim->key_size);

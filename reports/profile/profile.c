@@ -224,3 +224,26 @@ void profile_set_trace_expr(struct profile *p, const char *expr)
 	snprintf(p->trace_expr, sizeof(p->trace_expr), "%s", expr ? expr : "");
 	profile_clean_text(p->trace_expr, true);
 }
+
+uint64_t profile_row_percentile(const struct profile_row *r, double q)
+{
+	uint64_t n = 0, want;
+	unsigned b;
+
+	if (!r->timed)
+		return 0;
+	/* The rank of the q-th percentile, 1-based: ceil(q% of calls). */
+	want = (uint64_t)((double)r->timed * q / 100.0 + 0.999999);
+	if (!want)
+		want = 1;
+	for (b = 0; b < PROFILE_HIST_BUCKETS; b++) {
+		n += r->hist[b];
+		if (n >= want)
+			break;
+	}
+	/* The last bucket is open-ended; max_ns bounds every bucket. */
+	if (b >= PROFILE_HIST_BUCKETS - 1)
+		return r->max_ns;
+	return profile_hist_high(b) < r->max_ns ? profile_hist_high(b) + 1
+						 : r->max_ns;
+}

@@ -438,6 +438,9 @@ struct profile {
 	uint32_t stack_sample;	/* -k: 1 call in N has a stack; 0: -k
 				   unwound every call (or no -k) */
 	const char *source;	/* "iotrace", or "strace" for text tables */
+	/* How a task first seen is named (procs.c): the sink's reader of
+	   /proc, tracer_task_comm(); NULL: by its exit's names only. */
+	void (*task_comm)(pid_t tgid, pid_t tid, char *buf, size_t size);
 	/* Threads that made a call that waits (waiters.c): a count, and
 	   the set of their tids while the run is being counted. */
 	uint64_t wait_tasks;
@@ -669,6 +672,10 @@ int profile_file_get(struct profile *p, const struct profile_file *f);
  * key fd_describe() would give; "(unresolved fd)").
  */
 int profile_file_from(struct profile *p, const struct tracer_file *tf);
+/* The index of the file d describes, added when absent; -ENOMEM. */
+int profile_file_desc(struct profile *p, const struct fd_desc *d);
+/* The index of "(unresolved fd)": an fd that named nothing. */
+int profile_file_unresolved(struct profile *p);
 /* The sub-row of (file, file2, syscall row), added when absent. */
 struct profile_sub *profile_io_get(struct profile *p, uint32_t file,
 				   uint32_t file2, uint32_t row);
@@ -679,12 +686,18 @@ int profile_add_io(struct profile *p, uint32_t row, uint32_t file,
 struct profile_row *profile_event_row(struct profile *p,
 				      const struct tracer_event *ev);
 /*
- * Accounts a completed event to the files its fds point at, resolving
- * them through the cache (and /proc on a miss); every event must come
- * here so the cache sees closes.  c NULL: no per-file accounting.
+ * The index of the file fd of task tid points at (profile_file_desc(),
+ * profile_file_unresolved()), or -ENOMEM: the sink's, which knows /proc
+ * and the fd cache (cli/trace.c), so the profile reads neither.
  */
-int profile_add_files(struct profile *p, struct fd_cache *c,
-		      const struct tracer_event *ev);
+typedef int profile_file_of_fn(void *ctx, struct profile *p, pid_t tid,
+			       int fd);
+/*
+ * Accounts a completed event to the files its fds point at, which
+ * file_of(ctx, ...) names.  0 or -ENOMEM.
+ */
+int profile_add_files(struct profile *p, const struct tracer_event *ev,
+		      profile_file_of_fn *file_of, void *ctx);
 /* "O_DIRECT, blksize 4096" for a file's flags and sizes, into buf. */
 const char *profile_file_notes(const struct profile_file *f, char *buf,
 			       size_t size);
@@ -750,17 +763,18 @@ struct profile_stack_cache {
 };
 void profile_stack_cache_release(struct profile_stack_cache *c);
 /*
- * Accounts an event with a stack (ev->stack_id in st) to its call site.
- * Events without one are not in the dimension.  0 or -ENOMEM.
+ * Accounts an event with a stack (ev->stack_id, whose frames the sink
+ * looked up: tracer_stacks_get()) to its call site.  Events without one
+ * (stack NULL) are not in the dimension.  0 or -ENOMEM.
  */
 int profile_add_callsite(struct profile *p, struct profile_stack_cache *c,
-			 const struct tracer_stacks *st,
+			 const struct tracer_stack *stack,
 			 const struct tracer_event *ev);
 
 /*
  * --- the process and thread dimensions (procs.c) ---
  * Accounts a completed event to its process (its thread); a task first
- * seen gets its comm from /proc.  0 or -ENOMEM.
+ * seen gets its comm from p->task_comm (the sink's /proc).  0 or -ENOMEM.
  */
 int profile_add_process(struct profile *p, const struct tracer_event *ev);
 int profile_add_thread(struct profile *p, const struct tracer_event *ev);
@@ -801,6 +815,11 @@ uint64_t profile_storage_unflushed(const struct profile_storage *s);
  * of two.  0 when the row has no timed call.
  */
 uint64_t profile_row_percentile(const struct profile_row *r, double q);
+/* The highest time in ns log2 bucket b holds: 2^(b+1) - 1. */
+static inline uint64_t profile_hist_high(unsigned b)
+{
+	return ((uint64_t)2 << b) - 1;
+}
 
 /*
  * --- sums (sums.c) ---

@@ -3,7 +3,8 @@
  * The columns of the syscall table, as data.  The six strace -c columns
  * come first and in strace's order; the rest are available to -S, -U
  * (strace 6's words and iotrace's own names: columns_parse) and CSV.
- * Adding a column is one row here.
+ * Adding a column is one row here.  The cells' number formats
+ * (fmt_seconds_us(), fmt_thousands()) are here too, for every renderer.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -592,4 +593,19 @@ void cell_ctx_init(struct cell_ctx *x, const struct profile *p,
 	profile_untraced(p, &e);
 	if (e.known && e.resolved)
 		x->untraced_wall_ns = e.wall_ns;
+}
+
+const char *fmt_thousands(char *buf, size_t size, uint64_t n)
+{
+	char tmp[32];
+	size_t len, i, o = 0;
+
+	len = (size_t)snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)n);
+	for (i = 0; i < len && o + 1 < size; i++) {
+		if (i && (len - i) % 3 == 0 && o + 2 < size)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
 }

@@ -2,9 +2,10 @@
 /*
  * Shared by the findings' files only (findings.c: the rules table, the
  * list and the rules on syscalls and the run; findings-files.c: the rules
- * on files): how a rule adds a finding, the syscall families and shares
- * the rules speak of, and the rules findings.c's table names from
- * findings-files.c.  render.h is what the rest of iotrace sees.
+ * on files; findings-emit.c: what they all write with): how a rule adds
+ * a finding, the syscall families and shares the rules speak of, and the
+ * rules findings.c's table names from findings-files.c.  render.h is
+ * what the rest of iotrace sees.
  */
 #ifndef IOTRACE_FINDINGS_INT_H
 #define IOTRACE_FINDINGS_INT_H

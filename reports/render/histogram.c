@@ -26,29 +26,7 @@ static uint64_t bucket_low(unsigned b)
 
 static uint64_t bucket_high(unsigned b)
 {
-	return ((uint64_t)2 << b) - 1;
-}
-
-uint64_t profile_row_percentile(const struct profile_row *r, double q)
-{
-	uint64_t n = 0, want;
-	unsigned b;
-
-	if (!r->timed)
-		return 0;
-	/* The rank of the q-th percentile, 1-based: ceil(q% of calls). */
-	want = (uint64_t)((double)r->timed * q / 100.0 + 0.999999);
-	if (!want)
-		want = 1;
-	for (b = 0; b < PROFILE_HIST_BUCKETS; b++) {
-		n += r->hist[b];
-		if (n >= want)
-			break;
-	}
-	/* The last bucket is open-ended; max_ns bounds every bucket. */
-	if (b >= PROFILE_HIST_BUCKETS - 1)
-		return r->max_ns;
-	return bucket_high(b) < r->max_ns ? bucket_high(b) + 1 : r->max_ns;
+	return profile_hist_high(b);
 }
 
 static void print_bar(FILE *f, uint64_t count, uint64_t peak)

@@ -112,6 +112,8 @@ uint64_t totals_time_us(const struct profile_totals *t,
 			const struct report_opts *o);
 /* "0.000304": us microseconds as a seconds cell. */
 void fmt_seconds_us(char *buf, size_t size, uint64_t us);
+/* "1,000,000" */
+const char *fmt_thousands(char *buf, size_t size, uint64_t n);
 /* usecs/call, strace's: us over calls, truncated (0 without calls). */
 uint64_t avg_us(uint64_t us, uint64_t calls);
 
@@ -247,8 +249,6 @@ int findings_render(FILE *f, const struct profile *p,
 int findings_run(FILE *f, const struct profile *p,
 		 const struct report_opts *o, const char *id);
 
-/* "1,000,000" */
-const char *fmt_thousands(char *buf, size_t size, uint64_t n);
 /* One unit for a line of times, chosen by its largest: "s" from a
  * second on, else "ms" (header.c, baseline.c). */
 struct time_unit {

@@ -10,21 +10,6 @@
 #include <string.h>
 #include "reports/render/render.h"
 
-const char *fmt_thousands(char *buf, size_t size, uint64_t n)
-{
-	char tmp[32];
-	size_t len, i, o = 0;
-
-	len = (size_t)snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)n);
-	for (i = 0; i < len && o + 1 < size; i++) {
-		if (i && (len - i) % 3 == 0 && o + 2 < size)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
 #define CELL_MAX 64
 
 /*

@@ -62,7 +62,7 @@ static void calls(struct profile *p, struct profile_stack_cache *c,
 	ev.args[2] = 1;
 	while (n--) {
 		profile_add(p, &ev);
-		profile_add_callsite(p, c, st, &ev);
+		profile_add_callsite(p, c, tracer_stacks_get(st, id), &ev);
 	}
 }
 

@@ -412,3 +412,25 @@ bool fast_warm_take(struct fast_run *f)
 	f->calibrating = warm.started;
 	return true;
 }
+
+/*
+ * Why the options keep the fast path off, or NULL: here, as the warm
+ * start asks it before fast.c's fast_start() does.
+ */
+const char *fast_opts_why_not(const struct tracer_opts *opts)
+{
+#ifndef __x86_64__
+	(void)opts;
+	return "not an x86_64 build";
+#else
+	if (!opts->rewrite)
+		return "--no-rewrite";
+	if (!opts->seccomp)
+		return "no seccomp filter";
+	if (opts->stacks && opts->stack_sample <= 1)
+		return "-k without --stack-sample unwinds every call";
+	if (opts->per_thread)
+		return "--per-thread: its counters are per process";
+	return NULL;
+#endif
+}

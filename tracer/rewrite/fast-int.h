@@ -30,7 +30,10 @@
  * folds what is left after the loop.  What each is for: struct
  * loop_hooks (ptrace.h). ---
  */
-/* Why opts keep the fast path off, or NULL. */
+/*
+ * Why opts keep the fast path off, or NULL (calib.c: the warm start asks
+ * first, fast_start() again).
+ */
 const char *fast_opts_why_not(const struct tracer_opts *opts);
 /* Before the stop calibration: the fast path's own, beside it
  * (calib.c). */

@@ -76,25 +76,6 @@ static void choose_slots(struct fast_run *f, const struct plan *pl)
 	}
 }
 
-/* Why the options keep the fast path off, or NULL. */
-const char *fast_opts_why_not(const struct tracer_opts *opts)
-{
-#ifndef __x86_64__
-	(void)opts;
-	return "not an x86_64 build";
-#else
-	if (!opts->rewrite)
-		return "--no-rewrite";
-	if (!opts->seccomp)
-		return "no seccomp filter";
-	if (opts->stacks && opts->stack_sample <= 1)
-		return "-k without --stack-sample unwinds every call";
-	if (opts->per_thread)
-		return "--per-thread: its counters are per process";
-	return NULL;
-#endif
-}
-
 /* Why the fast path cannot serve this run, or NULL. */
 static const char *fast_why_not(const struct loop *l,
 				const struct tracer_target *target)
