@@ -145,6 +145,7 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 
 	o->tracer.seccomp = !o->no_seccomp;
 	o->seccomp_why_not = o->no_seccomp ? "--no-seccomp" : NULL;
+	o->tracer.in_fork = target->kind == TARGET_FUNCTION;
 	err = tracer_engine_choose(o->engine_name, &o->tracer, target, &c);
 	if (c.engine)
 		o->engine = c.engine;

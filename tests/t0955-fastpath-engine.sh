@@ -30,6 +30,16 @@ test_expect_success PTRACE,STRACE '1,000 writes: all on the fast path, as strace
 	grep -q "^iotrace: fast path: .* calls counted without a stop, at [0-9]* rewritten sites in 1 process$" r
 '
 
+# A built-in workload runs in a fork of iotrace: had iotrace started a
+# thread before it (the fast path's calibration did), glibc would take
+# the fork for multi-threaded and call splice by its other path, whose
+# site is not rewritten (before, 0 of the splices took the fast path).
+test_expect_success PTRACE 'run splice: its splices on the fast path' '
+	"$IOTRACE" -v -o r run splice size=1M bs=16K of=/dev/null &&
+	test "$(table_calls splice r)" = 129 &&
+	test "$(fast_calls r)" -ge 128
+'
+
 test_expect_success PTRACE '--no-rewrite: no fast path, the same counts' '
 	"$IOTRACE" -v --no-rewrite -o r -- "$HELPERS/writeloop" /dev/null 1000 1 &&
 	! grep -q "fast path" r &&

@@ -155,6 +155,12 @@ struct tracer_opts {
 	/* Every call an event with its thread (--per-thread): nothing
 	   counted in aggregate, which is per process (no fast path). */
 	bool per_thread;
+	/*
+	 * The target runs in a fork of iotrace (a built-in workload):
+	 * iotrace starts no thread before it, since glibc would then take
+	 * the child for multi-threaded and its wrappers their other path.
+	 */
+	bool in_fork;
 };
 
 /* What tracing costs a timed call, measured by an engine's calibrate(). */

@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <x86intrin.h>
 #include "tracer/rewrite/fast-int.h"
@@ -82,19 +83,24 @@ static int load_filter(uint64_t lo, uint64_t size)
 	struct sock_filter *bpf = malloc(sizeof(*bpf));
 	unsigned short len = 1;
 	struct sock_fprog prog;
+	int err;
 
 	if (!bpf)
 		return -ENOMEM;
 	bpf[0] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 					      SECCOMP_RET_ALLOW);
-	if (rw_filter_allow_pool(&bpf, &len, lo, size) < 0)
-		return -ENOMEM;
+	err = rw_filter_allow_pool(&bpf, &len, lo, size);
+	if (err < 0)
+		goto out;
 	prog.len = len;
 	prog.filter = bpf;
+	/* The kernel copies the program: ours is freed either way. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
-		return -errno;
-	return 0;
+		err = -errno;
+out:
+	free(bpf);
+	return err;
 }
 
 /*
@@ -224,12 +230,52 @@ static bool other_cpu(cpu_set_t *set)
 }
 
 /*
+ * For a built-in workload, which runs in a fork of iotrace: a thread of
+ * iotrace's would leave glibc's __libc_single_threaded false in that
+ * fork, and its wrappers would take their multi-threaded path, whose
+ * sites are not all rewritten (splice's are not).  The calls are made
+ * in a child instead, waited for here: before the run, so the stop
+ * loop's wait never meets it.
+ */
+static int measure_in_child(struct calib_out *out)
+{
+	struct calib_out *shared;
+	int status, err = 0;
+	pid_t pid;
+
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+		return -errno;
+	shared->err = -ECHILD;
+	pid = fork();
+	if (pid == 0) {
+		measure(shared);
+		_exit(0);
+	}
+	if (pid < 0) {
+		err = -errno;
+		goto out;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			err = -errno;
+			goto out;
+		}
+	*out = *shared;
+out:
+	munmap(shared, sizeof(*shared));
+	return err;
+}
+
+/*
  * A thread of iotrace's makes the calls: its seccomp filter and
  * no_new_privs are its own (no SECCOMP_FILTER_FLAG_TSYNC), and it has no
  * child for the stop loop's wait to meet.  Every signal is blocked in
- * it, so iotrace's handlers run where they always did.
+ * it, so iotrace's handlers run where they always did.  in_child: a
+ * child makes them, at once (measure_in_child()).
  */
-int fast_calibrate_start(struct fast_calib *c)
+int fast_calibrate_start(struct fast_calib *c, bool in_child)
 {
 	pthread_attr_t attr;
 	sigset_t all, was;
@@ -239,6 +285,15 @@ int fast_calibrate_start(struct fast_calib *c)
 	c->out = calloc(1, sizeof(*c->out));
 	if (!c->out)
 		return -ENOMEM;
+	c->measured = in_child;
+	if (in_child) {
+		err = measure_in_child(c->out);
+		if (err) {
+			free(c->out);
+			c->out = NULL;
+		}
+		return err;
+	}
 	pthread_attr_init(&attr);
 	if (other_cpu(&cpu))
 		pthread_attr_setaffinity_np(&attr, sizeof(cpu), &cpu);
@@ -295,7 +350,8 @@ int fast_calibrate_end(struct fast_run *f, struct fast_calib *c)
 
 	if (!c->out)
 		return -EINVAL;
-	pthread_join(c->thread, NULL);
+	if (!c->measured)
+		pthread_join(c->thread, NULL);
 	out = *c->out;
 	err = out.err;
 	free(c->out);
@@ -397,9 +453,10 @@ void fast_warm_start(const struct tracer_opts *opts)
 	tried = true;
 	rw_tsc_mark(&warm.mark);
 	warm.marked = true;
-	warm.started = fast_calibrate_start(&warm.calib) == 0;
-	TRACER_DEBUG("fast path's calibration started%s",
-		     warm.started ? "" : ": no thread");
+	warm.started = fast_calibrate_start(&warm.calib, opts->in_fork) == 0;
+	TRACER_DEBUG("fast path's calibration %s",
+		     !warm.started ? "failed to start" :
+		     opts->in_fork ? "measured in a child" : "started");
 }
 
 bool fast_warm_take(struct fast_run *f)

@@ -169,8 +169,9 @@ struct calib_out;
 struct fast_calib {
 	pthread_t thread;
 	struct calib_out *out;	/* what it writes; NULL: no thread */
+	bool measured;		/* in a child, waited for: no thread */
 };
-int fast_calibrate_start(struct fast_calib *c);
+int fast_calibrate_start(struct fast_calib *c, bool in_child);
 
 struct fast_run {
 	uint64_t pool;		/* P */

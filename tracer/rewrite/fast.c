@@ -125,7 +125,8 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	 */
 	if (!fast_warm_take(f)) {
 		rw_tsc_mark(&f->mark);
-		f->calibrating = fast_calibrate_start(&f->calib) == 0;
+		f->calibrating = fast_calibrate_start(&f->calib,
+						       l->opts->in_fork) == 0;
 	}
 	if (!fast_clock(f)) {
 		use->why_off = "the TSC could not be calibrated";
