@@ -10,15 +10,21 @@
 #include <string.h>
 #include "cli/cli.h"
 
+/* One line on stderr: "iotrace: ", the message, then tail. */
+static void say(const char *tail, const char *fmt, va_list ap)
+{
+	fputs("iotrace: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(tail, stderr);
+}
+
 int error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("iotrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return -1;
 }
 
@@ -26,11 +32,9 @@ void usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("iotrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(" (see iotrace --help)\n", fmt, ap);
 	va_end(ap);
-	fputs(" (see iotrace --help)\n", stderr);
 	exit(EXIT_USAGE);
 }
 

@@ -14,11 +14,14 @@
 #include <string.h>
 #include "reports/profile/jload.h"
 
-/* Its fields, as data: the key and where the value goes. */
-static const struct {
+/* A key and where its value goes in struct profile_baseline. */
+struct field_at {
 	const char *key;
 	size_t offset;
-} fields[] = {
+};
+
+/* Its fields, as data. */
+static const struct field_at fields[] = {
 	{ "wall_ns", offsetof(struct profile_baseline, wall_ns) },
 	{ "wall_min_ns", offsetof(struct profile_baseline, wall_min_ns) },
 	{ "wall_max_ns", offsetof(struct profile_baseline, wall_max_ns) },
@@ -27,11 +30,8 @@ static const struct {
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
-/* The streams' kinds: the key and where the words go. */
-static const struct {
-	const char *key;
-	size_t offset;
-} streams[] = {
+/* The streams' kinds: their words. */
+static const struct field_at streams[] = {
 	{ "stdin", offsetof(struct profile_baseline, in) },
 	{ "stdout", offsetof(struct profile_baseline, out) },
 	{ "traced_stdin", offsetof(struct profile_baseline, traced_in) },

@@ -141,6 +141,17 @@ static bool differs(const char *untraced, const char *traced)
 	return *untraced && *traced && strcmp(untraced, traced);
 }
 
+/* "read IN and wrote to OUT", of the streams that differ. */
+static void streams_clause(FILE *f, const char *in, const char *out)
+{
+	if (in)
+		fprintf(f, "read %s", in);
+	if (in && out)
+		fputs(" and ", f);
+	if (out)
+		fprintf(f, "wrote to %s", out);
+}
+
 void baseline_render_streams(FILE *f, const struct profile_baseline *b)
 {
 	bool in = differs(b->in, b->traced_in);
@@ -149,19 +160,10 @@ void baseline_render_streams(FILE *f, const struct profile_baseline *b)
 	if (!b->runs || (!in && !out))
 		return;
 	fputs("iotrace: the untraced runs ", f);
-	if (in)
-		fprintf(f, "read %s", b->in);
-	if (in && out)
-		fputs(" and ", f);
-	if (out)
-		fprintf(f, "wrote to %s", b->out);
+	streams_clause(f, in ? b->in : NULL, out ? b->out : NULL);
 	fputs(", the traced run ", f);
-	if (in)
-		fprintf(f, "read %s", b->traced_in);
-	if (in && out)
-		fputs(" and ", f);
-	if (out)
-		fprintf(f, "wrote to %s", b->traced_out);
+	streams_clause(f, in ? b->traced_in : NULL,
+		       out ? b->traced_out : NULL);
 	fputs(": their walls may differ\n", f);
 }
 
