@@ -16,6 +16,7 @@ struct sink_ctx {
 	struct fd_cache *fds;	/* per-file I/O; NULL: out of memory */
 	const struct tracer_stacks *stacks;	/* -k; NULL: none */
 	struct profile_stack_cache sites;	/* stack ids to call sites */
+	struct tracer_calibration calib;	/* the run's first, if any */
 };
 
 /*
@@ -66,6 +67,30 @@ static void on_aggregate(void *ctx, const struct tracer_aggregate *a)
 	profile_add_aggregate(s->p, a);
 	if (s->per_process)
 		profile_add_process_aggregate(s->p, a);
+}
+
+/*
+ * What a stop costs, measured at the run's start, before its first call:
+ * the profile subtracts it from every timed call.  A failed calibration
+ * leaves times uncorrected, and says so.
+ */
+static void on_calibrated(void *ctx, const struct tracer_calibration *c,
+			  int err)
+{
+	struct sink_ctx *s = ctx;
+
+	if (err < 0) {
+		if (!tracer_pending_signal())
+			error("calibration failed (%s): times are not "
+			      "corrected", strerror(-err));
+		return;
+	}
+	s->calib = *c;
+	s->p->overhead_ns = c->overhead_ns;
+	s->p->calibrated = true;
+	TRACER_DEBUG("stops calibrated: %llu ns added per timed call, "
+		     "%llu ns per stop", (unsigned long long)c->overhead_ns,
+		     (unsigned long long)c->stop_ns);
 }
 
 /* Storage accounting always; names and io per task where asked. */
@@ -167,33 +192,6 @@ static int choose_mode(struct cli_opts *o, const struct tracer_target *target,
 	return 0;
 }
 
-/*
- * Measures the stop overhead to subtract, unless nothing is timed.  A
- * failed calibration leaves times uncorrected, and says so.
- */
-static void calibrate(const struct cli_opts *o, struct profile *p,
-		      struct tracer_calibration *c)
-{
-	struct tracer_opts plain = o->tracer;
-	int err;
-
-	if (o->count_only)
-		return;
-	/* -k's unwinding is outside the times: not calibrated either. */
-	plain.stacks = NULL;
-	err = o->engine->calibrate(&plain, c);
-	if (err < 0 && !tracer_pending_signal()) {
-		error("calibration failed (%s): times are not corrected",
-		      strerror(-err));
-		return;
-	}
-	p->overhead_ns = c->overhead_ns;
-	p->calibrated = true;
-	TRACER_DEBUG("stops calibrated: %llu ns added per timed call, "
-		     "%llu ns per stop", (unsigned long long)c->overhead_ns,
-		     (unsigned long long)c->stop_ns);
-}
-
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
@@ -228,7 +226,6 @@ static void recalibrate(const struct cli_opts *o, struct profile *p,
 	/* Past the first fork nothing is pinned: stops cost what unpinned
 	   ones do, so that is what the second calibration measures. */
 	unpinned.pin = o->tracer.pin && !c->many_tasks;
-	unpinned.stacks = NULL;
 	if (!p->calibrated || tracer_pending_signal() ||
 	    (res->stops >= RECALIBRATE_MIN_STOPS &&
 	     o->engine->calibrate(&unpinned, &after) < 0))
@@ -248,8 +245,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 {
 	struct sink_ctx sctx;
 	struct tracer_sink sink = { on_syscall, &sctx, on_aggregate,
-				    on_task_exit };
-	struct tracer_calibration calib;
+				    on_task_exit, on_calibrated };
 	struct tracer_result res;
 	int err;
 
@@ -259,10 +255,8 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	if (choose_mode(o, target, argv[0]) < 0)
 		return -1;
 	tracer_signals_init();
-	calibrate(o, p, &calib);
-	if (tracer_pending_signal())
-		return error("SIG%s before '%s' started: nothing run",
-			     sigabbrev_np(tracer_pending_signal()), argv[0]);
+	/* Timed calls get the stop's cost, measured as the run starts. */
+	o->tracer.calibrate = !o->count_only;
 	/* The tracer shows the cache every close, even under -e trace=. */
 	memset(&sctx, 0, sizeof(sctx));
 	sctx.p = p;
@@ -295,7 +289,7 @@ int trace_collect(struct cli_opts *o, const struct tracer_target *target,
 	p->stops = res.stops;
 	profile_set_exit(p, res.status, res.fatal_signal);
 	p->exit.detached = res.detached;
-	recalibrate(o, p, &calib, &res);
+	recalibrate(o, p, &sctx.calib, &res);
 	return 0;
 }
 

@@ -172,6 +172,52 @@ test_expect_success PTRACE,M32 '--engine=auto: an i386 command, filtered' '
 	grep -q "engine seccomp-bpf" auto.txt
 '
 
+# The stop calibration is made by the command's own first task before
+# the command runs (getppid with a first argument of iotrace's): those
+# calls are iotrace's and never counted; the program's getppid, even
+# with that argument, all are, as strace counts them, on every path.
+test_expect_success PTRACE,STRACE 'the calibration'"'"'s calls: none counted, the program'"'"'s all' '
+	strace -f -c -o s.txt "$HELPERS/getppids" 5 7 >/dev/null &&
+	test "$(table_calls getppid s.txt)" = 12 &&
+	for engine in "" --no-rewrite "--engine=ptrace --no-seccomp" \
+		      "-k --stack-sample=2"; do
+		"$IOTRACE" $engine -o t.txt -- "$HELPERS/getppids" 5 7 >out &&
+		echo same=7 >expect && test_cmp expect out &&
+		test "$(table_calls getppid t.txt)" = 12 || return 1
+	done
+'
+
+# Outside -e trace=, the program's getppid keeps the plan's action:
+# the filter stops getppid(iotrace's argument), the loop counts nothing.
+test_expect_success PTRACE '-e trace=: the program'"'"'s getppid as the plan says' '
+	for engine in "" "--engine=ptrace --no-seccomp"; do
+		"$IOTRACE" $engine -e trace=write -o t.txt -- \
+			"$HELPERS/getppids" 5 7 >out &&
+		echo same=7 >expect && test_cmp expect out &&
+		test "$(table_calls getppid t.txt)" = 0 &&
+		test "$(table_calls write t.txt)" = 1 &&
+		"$IOTRACE" $engine -e trace=!getppid -o t.txt -- \
+			"$HELPERS/getppids" 5 7 >out &&
+		test "$(table_calls getppid t.txt)" = 0 &&
+		test "$(table_calls write t.txt)" = 1 &&
+		"$IOTRACE" $engine -e trace=getppid -o t.txt -- \
+			"$HELPERS/getppids" 5 7 >out &&
+		test "$(table_calls getppid t.txt)" = 12 || return 1
+	done
+'
+
+# iotrace starts one process for a command, the command: the seccomp
+# probe asks the kernel, the stop calibration runs in the command's
+# first task (a fork costs a good share of a short run's start).
+test_expect_success PTRACE,STRACE 'iotrace -- true starts one process' '
+	strace -o st.txt -e trace=clone,clone3,fork,vfork \
+		"$IOTRACE" -o r.txt -- true &&
+	grep -E "^(clone|clone3|fork|vfork)\(" st.txt |
+		grep -v -c CLONE_THREAD >n &&
+	echo 1 >expect &&
+	test_cmp expect n
+'
+
 # --debug's lines: "iotrace: debug: MS.US ms WHAT" on stderr.
 debug_lines() {
 	grep "^iotrace: debug: *[0-9]*\.[0-9][0-9][0-9] ms " "$1"

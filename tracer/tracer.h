@@ -8,7 +8,9 @@
  * An engine is a const struct tracer_engine in the registry
  * tracer_engines[] (engines.c); the ptrace engine (ptrace.c, loop.c,
  * spawn.c) is the first.  A caller picks one, asks probe() whether it can
- * serve the options and the target here, then calls calibrate() and run().
+ * serve the options and the target here, then calls run() (with
+ * opts->calibrate, run() measures what a stop costs first and says it
+ * to sink->calibrated(); calibrate() measures it apart, as after a run).
  * Every syscall of the target and, with follow, of its descendants
  * reaches sink->syscall() once, at its end; run() returns when no traced
  * task is left.
@@ -119,6 +121,16 @@ struct tracer_task_exit {
 				   path component; "" unknown or a thread */
 };
 
+/* What tracing costs a timed call, measured by an engine's calibrate(). */
+struct tracer_calibration {
+	uint64_t overhead_ns;	/* median: added between entry and exit stop */
+	uint64_t overhead_lo_ns, overhead_hi_ns; /* its quartiles */
+	uint64_t pair_ns;	/* wall clock a timed call adds to the run */
+	uint64_t stop_ns;	/* of which each stop adds outside the
+				   tracer's own work (switches, wake-ups) */
+	uint64_t bare_ns;	/* the same trivial call, untraced */
+};
+
 struct tracer_sink {
 	void (*syscall)(void *ctx, const struct tracer_event *ev);
 	void *ctx;
@@ -127,6 +139,10 @@ struct tracer_sink {
 	/* Optional: each traced task at its exit (an engine that cannot
 	   see exits does not call it). */
 	void (*task_exit)(void *ctx, const struct tracer_task_exit *x);
+	/* With opts->calibrate: what a stop costs (err 0), or -errno when
+	   it could not be measured; once, before the first event. */
+	void (*calibrated)(void *ctx, const struct tracer_calibration *c,
+			   int err);
 };
 
 /* How an engine traces; the same options go to probe, calibrate and run. */
@@ -161,17 +177,15 @@ struct tracer_opts {
 	 * the child for multi-threaded and its wrappers their other path.
 	 */
 	bool in_fork;
+	/*
+	 * Measure what tracing adds to a timed call at the run's start,
+	 * for sink->calibrated(): in the first task of a target started
+	 * for the run, before it runs the command (no child of its own);
+	 * by calibrate() first for others.
+	 */
+	bool calibrate;
 };
 
-/* What tracing costs a timed call, measured by an engine's calibrate(). */
-struct tracer_calibration {
-	uint64_t overhead_ns;	/* median: added between entry and exit stop */
-	uint64_t overhead_lo_ns, overhead_hi_ns; /* its quartiles */
-	uint64_t pair_ns;	/* wall clock a timed call adds to the run */
-	uint64_t stop_ns;	/* of which each stop adds outside the
-				   tracer's own work (switches, wake-ups) */
-	uint64_t bare_ns;	/* the same trivial call, untraced */
-};
 
 /* What a traced child runs once it is traced; returns its exit status. */
 struct tracer_child {

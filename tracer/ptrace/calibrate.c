@@ -14,6 +14,14 @@
  * stops: the tracer's work after the exit stop and the wake-up before the
  * next call are outside it.  That is the median time from one call's
  * entry stop to the next's, minus an untraced call.
+ *
+ * A run that starts its target (spawn.c) measures in the target's own
+ * first task, before it runs the command: the task makes the calls with
+ * CALIB_MAGIC in their first argument, which the plan's filter stops and
+ * the loop takes for the calibration's (calib_act(), calib_event()).
+ * So the run's own filter, pinning and hooks are measured, and no child
+ * is started for it.  Runs of other targets, and the measurement after a
+ * run, run a child of their own (calibrate_by_run()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -92,11 +100,11 @@ static uint64_t minus(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* The traced samples (sorted by median()) against the untraced median. */
+/* The traced samples (sorted by median()) against the untraced median;
+ * busy: the tracer's own work at one stop, on average. */
 static void fill(struct tracer_calibration *c, struct samples *s,
-		 const struct tracer_result *res)
+		 uint64_t busy)
 {
-	uint64_t busy = res->stops ? res->busy_ns / res->stops : 0;
 
 	/* Medians: one preemption would swell a mean by a whole slice. */
 	uint64_t cycle = median_u64(s->cycle_ns, s->n - 1);
@@ -120,7 +128,7 @@ int calibrate_by_run(const struct tracer_engine *e,
 	struct tracer_target target = { .kind = TARGET_FUNCTION,
 					.child = { calib_child, NULL } };
 	struct samples *s = calloc(1, sizeof(*s));
-	struct tracer_sink sink = { calib_sink, s, NULL, NULL };
+	struct tracer_sink sink = { calib_sink, s, NULL, NULL, NULL };
 	struct syscall_set only;
 	struct tracer_result res;
 	char bad[8];
@@ -128,15 +136,113 @@ int calibrate_by_run(const struct tracer_engine *e,
 
 	if (!s)
 		return -ENOMEM;
-	/* Time getppid only, the way the run times what it times. */
+	/* Time getppid only, the way the run times what it times; -k's
+	   unwinding is outside the times, so not calibrated either. */
 	syscall_set_parse(&only, "getppid", bad, sizeof(bad));
 	o.trace = &only;
 	o.count = NULL;
+	o.stacks = NULL;
+	o.calibrate = false;
 	err = e->run(&o, &target, &sink, &res);
 	if (!err && s->n < CALIB_CALLS / 2)
 		err = -EIO;
 	if (!err)
-		fill(c, s, &res);
+		fill(c, s, res.stops ? res.busy_ns / res.stops : 0);
 	free(s);
 	return err;
+}
+
+/* --- measured in the run's first task --- */
+
+struct calib_run {
+	struct samples s;
+	pid_t tid;		/* the task that makes the calls */
+	bool full;		/* all its calls seen: delivered at the next
+				   stop, whose wait ends the last one's work */
+	uint64_t stops0, busy0;	/* the run's counts at the first call */
+};
+
+struct calib_run *calib_run_new(void)
+{
+	return calloc(1, sizeof(struct calib_run));
+}
+
+void calib_run_calls(void)
+{
+	int i;
+
+	for (i = 0; i < CALIB_CALLS; i++)
+		syscall(SYS_getppid, CALIB_MAGIC);
+}
+
+static bool is_magic(uint32_t arch, int nr, const uint64_t *args)
+{
+	return arch == syscall_pers[0].arch && nr == SYS_getppid &&
+	       args[0] == CALIB_MAGIC;
+}
+
+uint8_t calib_act(struct loop *l, const struct task *t, uint32_t arch,
+		  int nr, const uint64_t *args, uint8_t act, bool *ours)
+{
+	struct calib_run *c = l->calib;
+
+	*ours = false;
+	if (!is_magic(arch, nr, args))
+		return act;
+	/* The filter stops every getppid(CALIB_MAGIC): the program's own
+	   get what the plan says of getppid. */
+	if (!c || c->full || t->tid != l->leader)
+		return plan_action(&l->plan, arch, nr);
+	if (!c->tid) {
+		c->tid = t->tid;
+		c->stops0 = l->res->stops;
+		c->busy0 = l->res->busy_ns;
+	}
+	*ours = true;
+	return ACT_TIME;
+}
+
+bool calib_event(struct loop *l, const struct tracer_event *ev)
+{
+	struct calib_run *c = l->calib;
+
+	if (!c || c->full || ev->tid != c->tid ||
+	    !is_magic(ev->arch, ev->nr, ev->args))
+		return false;
+	calib_sink(&c->s, ev);
+	c->full = c->s.n == CALIB_CALLS;
+	return true;
+}
+
+bool calib_run_full(const struct loop *l)
+{
+	return l->calib && l->calib->full;
+}
+
+void calib_run_end(struct loop *l, uint64_t now)
+{
+	struct calib_run *c = l->calib;
+	struct tracer_calibration cal;
+	uint64_t stops;
+	int err = 0;
+
+	if (!c)
+		return;
+	l->calib = NULL;
+	memset(&cal, 0, sizeof(cal));
+	if (!c->full) {
+		err = -EIO;
+	} else {
+		/* From the first call's stop (counted at stops0, its work
+		   not yet in busy0) to the last's: this stop is counted,
+		   its work not done yet. */
+		stops = l->res->stops - c->stops0;
+		fill(&cal, &c->s,
+		     stops ? (l->res->busy_ns - c->busy0) / stops : 0);
+		/* The run's wall starts where the command's calls do. */
+		l->res->start_ns = now;
+	}
+	free(c);
+	if (l->sink->calibrated)
+		l->sink->calibrated(l->sink->ctx, &cal, err);
 }

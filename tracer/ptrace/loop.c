@@ -68,6 +68,8 @@ static void emit(struct loop *l, struct task *t, int64_t ret,
 	ev.exit_ns = now;
 	ev.file_id = TRACER_ID_NONE;
 	ev.stack_id = flags & EVF_HIDDEN ? TRACER_ID_NONE : t->stack_id;
+	if (l->calib && calib_event(l, &ev))
+		return;
 	l->sink->syscall(l->sink->ctx, &ev);
 }
 
@@ -118,12 +120,18 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 		     uint64_t nr, const uint64_t *args, uint64_t ip,
 		     uint8_t act, uint64_t now)
 {
+	bool calib;
+
+	act = calib_act(l, t, arch, (int)nr, args, act, &calib);
 	t->arch = arch;
 	t->nr = (int)nr;
 	t->act = act;
 	t->forked = 0;
 	memcpy(t->args, args, sizeof(t->args));
-	now = entry_stack(l, t, act, args, ip, now);
+	/* The calibration's calls are timed as the run's, unwound never. */
+	t->stack_id = TRACER_ID_NONE;
+	if (!calib)
+		now = entry_stack(l, t, act, args, ip, now);
 	t->entry_ns = now;
 	if (l->pin.active)
 		pin_at_entry(&l->pin, t->tid, arch, (int)nr, args);
@@ -469,6 +477,8 @@ int loop_run(struct loop *l)
 			return err == ECHILD ? 0 : -err;
 		}
 		l->res->stops++;
+		if (calib_run_full(l))
+			calib_run_end(l, now);
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			on_gone(l, tid, status);
 			continue;

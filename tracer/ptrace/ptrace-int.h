@@ -67,6 +67,26 @@ void pin_fixup(struct pin *pin, pid_t tid, uint32_t arch, int nr,
 int calibrate_by_run(const struct tracer_engine *e,
 		     const struct tracer_opts *opts,
 		     struct tracer_calibration *c);
+/*
+ * Calibration in the run's first task (calibrate.c), for opts->calibrate
+ * with a target started for the run.  The task makes calib_run_calls()
+ * before the command (spawn.c), getppid with CALIB_MAGIC for its first
+ * argument, which the plan's filter stops (seccomp.c).  At an entry stop,
+ * calib_act() gives the action of the call: ACT_TIME and *ours for the
+ * calibration's, the plan's for the program's own getppid(CALIB_MAGIC);
+ * calib_event() takes the calibration's events from emit().  Once
+ * calib_run_full(), calib_run_end() at the next stop (at now) gives the
+ * figures to sink->calibrated() (-EIO if the loop ends first), and the
+ * run's wall starts there.
+ */
+#define CALIB_MAGIC 0x696f7472616365ull		/* "iotrace" */
+struct calib_run *calib_run_new(void);
+void calib_run_calls(void);
+uint8_t calib_act(struct loop *l, const struct task *t, uint32_t arch,
+		  int nr, const uint64_t *args, uint8_t act, bool *ours);
+bool calib_event(struct loop *l, const struct tracer_event *ev);
+bool calib_run_full(const struct loop *l);
+void calib_run_end(struct loop *l, uint64_t now);
 /* The median of n times (v sorted in place); 0 for none. */
 uint64_t median_u64(uint64_t *v, size_t n);
 

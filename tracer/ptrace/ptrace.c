@@ -14,6 +14,7 @@
  * knows how to get hold of tasks and let go of them (spawn.c, attach.c).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include "tracer/ptrace/ptrace-int.h"
@@ -143,6 +144,32 @@ static void hooks_finish(struct loop *l)
 		l->hooks->finish(l);
 }
 
+/*
+ * opts->calibrate: a target started for the run makes the calibration's
+ * calls in its first task (calibrate.c); for any other, a run of its own
+ * first.  The extensions' own measurements start before either.
+ */
+static int calibrate_start(struct loop *l)
+{
+	const struct loop_hooks *const *h;
+	struct tracer_calibration c;
+	int err;
+
+	for (h = loop_extensions; *h; h++)
+		if ((*h)->prepare)
+			(*h)->prepare(l->opts);
+	if (!l->opts->calibrate)
+		return 0;
+	if (l->target->from_birth) {
+		l->calib = calib_run_new();
+		return l->calib ? 0 : -ENOMEM;
+	}
+	err = calibrate_by_run(&ptrace_engine, l->opts, &c);
+	if (l->sink->calibrated)
+		l->sink->calibrated(l->sink->ctx, &c, err);
+	return 0;
+}
+
 /* The plan, the target's first tasks, the stop loop, and what it leaves. */
 static int run_loop(struct loop *l, const struct tracer_target *target)
 {
@@ -152,7 +179,9 @@ static int run_loop(struct loop *l, const struct tracer_target *target)
 	int err;
 
 	task_table_init(&l->tasks);
-	err = plan_build(&l->plan, l->opts);
+	err = calibrate_start(l);
+	if (!err)
+		err = plan_build(&l->plan, l->opts);
 	if (!err)
 		err = hooks_start(l, target);
 	if (err < 0)
@@ -174,6 +203,7 @@ static int run_loop(struct loop *l, const struct tracer_target *target)
 		goto out_unpin;
 	res->start_ns = mono_ns();
 	err = loop_run(l);
+	calib_run_end(l, 0);	/* -EIO: the first task ended it early */
 	hooks_finish(l);
 	res->end_ns = mono_ns();
 	tracer_meminfo_read(&res->mem_after);
@@ -190,6 +220,8 @@ out_unpin:
 		pin_end(&l->pin, 0, 0);
 	unwinder_free(l->unwind);
 out_plan:
+	free(l->calib);		/* the run never started: nothing to say */
+	l->calib = NULL;
 	hooks_finish(l);
 	plan_release(&l->plan);
 	task_table_release(&l->tasks);

@@ -18,6 +18,7 @@
 #include "tracer/tracer.h"
 
 struct unwinder;
+struct calib_run;
 
 /* The engine (ptrace.c): its row of tracer_engines[] (engines.c). */
 extern const struct tracer_engine ptrace_engine;
@@ -68,6 +69,8 @@ struct plan {
 	struct sock_filter *bpf;	/* NULL: PTRACE_SYSCALL mode */
 	unsigned short bpf_len;
 	bool no_new_privs;		/* needed to load it without privilege */
+	bool calib;			/* the first task makes the stop
+					   calibration's calls (calibrate.c) */
 };
 
 static inline uint8_t plan_action(const struct plan *pl, uint32_t arch, int nr)
@@ -166,6 +169,7 @@ struct loop {
 	int status;		/* wait status of the stop being handled */
 	const struct loop_hooks *hooks;	/* the extension that is on, or NULL */
 	struct fast_run *fast;	/* the fast path's run (its hooks' state) */
+	struct calib_run *calib; /* the stop calibration, until measured */
 	pid_t deferred_tid;	/* a task that died while the extension */
 	int deferred_status;	/* made calls in it: its status, handled
 				   at the loop's next turn */
@@ -174,16 +178,16 @@ struct loop {
 /*
  * An extension of the stop loop (the fast path, tracer/rewrite/): what
  * the loop calls at its stops, one row in loop_extensions[] (ptrace.c).
- * prepare() runs before the stop calibration; start() decides at the plan (it may put a test of its own before the
- * filter); the loop calls the rest only once start() said 1, each at
+ * prepare() runs first; start() decides at the plan (it may put a test
+ * of its own before the filter); the loop calls the rest only once start() said 1, each at
  * the point named; finish() undoes start() after the loop (it may be
  * called twice).
  */
 struct loop_hooks {
 	/*
-	 * Before the engine's stop calibration, once per iotrace: what the
-	 * extension measures for itself, started to run beside it (may be
-	 * NULL).
+	 * Before the plan and the stop calibration, once per iotrace: what
+	 * the extension measures for itself, started to run beside them
+	 * (may be NULL).
 	 */
 	void (*prepare)(const struct tracer_opts *opts);
 	/* 1: on, and the hooks below are called; 0: off; or -errno. */

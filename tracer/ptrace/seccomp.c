@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -160,10 +161,25 @@ static bool kernel_at_least(int major, int minor)
 }
 
 /*
+ * Whether the kernel returns SECCOMP_RET_TRACE, asked of the kernel
+ * itself (since 4.14; older ones say EINVAL, and a child is asked).
+ */
+static bool trace_action_avail(void)
+{
+	uint32_t action = SECCOMP_RET_TRACE;
+
+	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
+/*
  * Whether this process may load a seccomp filter at all: a sandbox's own
- * filter (some containers) may refuse seccomp(2) and prctl.  A child
- * tries an allow-all filter, as the traced command's first task would
- * load the plan's; asked once per iotrace.  NULL, or why not.
+ * filter (some containers) may refuse seccomp(2) and prctl.  With no
+ * filter on iotrace (seccomp mode 0) nothing stands between the child and
+ * the kernel, whose support trace_action_avail() tells: no child is
+ * needed, and a fork is a good share of a short run's start.  Under a
+ * filter (mode 2) only a child can tell: it tries an allow-all filter, as
+ * the traced command's first task would load the plan's.  Asked once per
+ * iotrace.  NULL, or why not.
  */
 static const char *filter_refused(void)
 {
@@ -177,6 +193,10 @@ static const char *filter_refused(void)
 
 	if (known)
 		return why[0] ? why : NULL;
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 0 && trace_action_avail()) {
+		known = 1;
+		return NULL;
+	}
 	pid = fork();
 	if (pid == 0) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
@@ -235,6 +255,30 @@ static int rule_number(int pers, int nr)
 }
 
 /*
+ * The stop calibration's getppid(CALIB_MAGIC) stops with ACT_TIME; any
+ * other getppid keeps the plan's action.  Both rules test the argument:
+ * libseccomp lets a rule without one win over every rule with one.
+ */
+static int calib_rules(scmp_filter_ctx ctx, const struct plan *pl)
+{
+	uint8_t act = pl->act[0][SYS_getppid];
+	int err = 0;
+
+	/* libseccomp refuses a rule of the default's action (EACCES). */
+	if (act == ACT_TIME)
+		return 0;
+	if (pl->other != ACT_TIME)
+		err = seccomp_rule_add_exact(ctx, scmp_action(ACT_TIME),
+					     SYS_getppid, 1,
+					     SCMP_A0(SCMP_CMP_EQ, CALIB_MAGIC));
+	if (!err && act != pl->other)
+		err = seccomp_rule_add_exact(ctx, scmp_action(act), SYS_getppid,
+					     1, SCMP_A0(SCMP_CMP_NE,
+							CALIB_MAGIC));
+	return err;
+}
+
+/*
  * One personality's filter: its arch only, so each rule lands on that
  * arch's call of the name.  Numbers that get the default (the action of
  * numbers outside the table) need no rule; an unnamed number never needs
@@ -255,13 +299,17 @@ static scmp_filter_ctx pers_filter(const struct plan *pl, int pers)
 	if (!err && sp->token != seccomp_arch_native())
 		err = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE);
 	for (nr = 0; !err && nr < SYSCALL_SET_MAX; nr++) {
-		if (pl->act[pers][nr] == pl->other)
+		if (pl->act[pers][nr] == pl->other ||
+		    (pers == 0 && nr == SYS_getppid && pl->calib &&
+		     pl->act[0][nr] != ACT_TIME))
 			continue;
 		num = rule_number(pers, nr);
 		if (num != -1)
 			err = seccomp_rule_add_exact(ctx,
 					scmp_action(pl->act[pers][nr]), num, 0);
 	}
+	if (!err && pers == 0 && pl->calib)
+		err = calib_rules(ctx, pl);
 	if (err) {
 		seccomp_release(ctx);
 		return NULL;
@@ -346,6 +394,7 @@ int plan_build(struct plan *pl, const struct tracer_opts *opts)
 
 	memset(pl, 0, sizeof(*pl));
 	fill_plan(pl, opts);
+	pl->calib = opts->calibrate;
 	if (!opts->seccomp)
 		return 0;
 	err = build_filter(pl);

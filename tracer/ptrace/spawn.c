@@ -144,7 +144,8 @@ static int load_filter(const struct plan *pl)
  * never stopped.  Then it stops itself once, traced: the parent turns on
  * the run's mode of stops (and discards the SIGSTOP) before the filter is
  * loaded and the command's first call is made.  The read and the kill
- * make no syscall stop: none is asked for before that stop.
+ * make no syscall stop: none is asked for before that stop.  The stop
+ * calibration's calls come last, from iotrace's code (calibrate.c).
  */
 static void child_main(const struct plan *pl,
 		       const struct tracer_target *target, int go_fd)
@@ -161,6 +162,8 @@ static void child_main(const struct plan *pl,
 	kill(getpid(), SIGSTOP);
 	if (pl->bpf && load_filter(pl) < 0)
 		_exit(126);
+	if (pl->calib)
+		calib_run_calls();
 	_exit(tracer_target_exec(target));
 }
 

@@ -388,9 +388,10 @@ static void debug_clock(const struct fast_run *f, int err)
 }
 
 /*
- * The trampolines' clock: the calibration thread's figures, then the
- * TSC's scale from the mark fast_start() took (FAST_TSC_NS at least; the
- * thread's rounds take about that).  false: no clock, no trampoline.
+ * The trampolines' clock, at the first rewrite: the calibration thread's
+ * figures, then the TSC's scale from the mark fast_start() took
+ * (FAST_TSC_NS at least; the thread's rounds take about that).  false: no
+ * clock, no trampoline, and the run says why.
  */
 bool fast_clock(struct fast_run *f)
 {
@@ -410,6 +411,12 @@ bool fast_clock(struct fast_run *f)
 		} else {
 			f->clock_ok = rw_tsc_since(&f->mark, FAST_TSC_NS,
 						   &f->tsc) == 0;
+		}
+		/* No trampoline ever: every site stays on its stops. */
+		if (!f->clock_ok) {
+			f->use->on = false;
+			f->use->why_off = "the TSC could not be calibrated";
+			TRACER_DEBUG("fast path off: %s", f->use->why_off);
 		}
 	}
 	return f->clock_ok;

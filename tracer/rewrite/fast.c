@@ -118,21 +118,16 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 		return 0;
 	}
 	/*
-	 * The calibration thread's rounds fill the TSC's interval, both
-	 * started before the stop calibration when the engine calibrates
-	 * (fast_warm_start()).  Both before the command starts: run beside
-	 * it, the thread measures calls dearer than they are.
+	 * The calibration thread and the TSC's interval, started before the
+	 * plan (fast_warm_start()), run beside the spawn and the stop
+	 * calibration, iotrace's own work; fast_clock() takes them at the
+	 * first rewrite, once the command is exec'd.  Run beside the
+	 * command, the thread would measure calls dearer than they are.
 	 */
 	if (!fast_warm_take(f)) {
 		rw_tsc_mark(&f->mark);
 		f->calibrating = fast_calibrate_start(&f->calib,
 						       l->opts->in_fork) == 0;
-	}
-	if (!fast_clock(f)) {
-		use->why_off = "the TSC could not be calibrated";
-		TRACER_DEBUG("fast path off: %s", use->why_off);
-		free(f);
-		return 0;
 	}
 	f->pool = rw_pool_pick();
 	err = rw_filter_allow_pool(&l->plan.bpf, &l->plan.bpf_len, f->pool,
