@@ -172,9 +172,12 @@ build/config.mk: scripts/configure Makefile
 demo: iotrace
 	./iotrace -- dd if=/dev/zero of=build/demo.out bs=1024 count=20480
 
+# The tests' answers kept between runs (tracer/cache.c) stay in build/,
+# out of the user's ~/.cache (tests/lib.sh says the same to the scripts).
+TEST_CACHE = XDG_CACHE_HOME=$(CURDIR)/build/test-cache
 check: iotrace $(UNIT_BINS) $(TEST_PROGS) test-deps
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers \
-		HELPERS32=$(CURDIR)/build/helpers32 \
+		HELPERS32=$(CURDIR)/build/helpers32 $(TEST_CACHE) \
 		$(PROVE) --exec '' $(UNIT_BINS) tests/t*.sh
 
 # What only the tests need (go, for pprof), installed once; where it
@@ -338,6 +341,7 @@ check-sanitize: $(SAN_DIR)/iotrace $(SAN_UNIT_BINS) $(TEST_PROGS) test-deps
 	$(Q)rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
 	$(Q)$(SAN_ENV) IOTRACE=$(CURDIR)/$(SAN_DIR)/iotrace \
 		HELPERS=$(CURDIR)/build/helpers HELPERS32=$(CURDIR)/build/helpers32 \
+		$(TEST_CACHE) \
 		$(PROVE) --exec '' $(SAN_UNIT_BINS) tests/t*.sh; status=$$?; \
 	for f in $(SAN_LOGS)/*; do \
 		[ -f "$$f" ] || continue; echo "== $$f"; cat "$$f"; status=1; \

@@ -218,6 +218,30 @@ test_expect_success PTRACE,STRACE 'iotrace -- true starts one process' '
 	test_cmp expect n
 '
 
+# The plan's filter is kept between runs (tracer/cache.c): the same plan
+# from the cache is the same filter and counts the same; another plan
+# is another file; a damaged file is built again.
+test_expect_success PTRACE 'the plan'"'"'s filter is cached; a damaged one is built again' '
+	dd_run() { # NAME: a run of dd into rNAME, its --debug lines in dNAME
+		XDG_CACHE_HOME=$PWD/pc "$IOTRACE" --debug -o r$1 -- \
+			dd if=/dev/zero of=out bs=512 count=300 2>d$1
+	}
+	dd_run 1 && ! grep -q "plan from the cache" d1 &&
+	ls pc/iotrace/plan-* >files && test "$(wc -l <files)" = 1 &&
+	dd_run 2 && grep -q "plan from the cache" d2 &&
+	sed -n "s/.* ms \(plan: .*\)/\1/p" d1 >p1 &&
+	sed -n "s/.* ms \(plan: .*\)/\1/p" d2 >p2 &&
+	test -s p1 && test_cmp p1 p2 &&
+	table_counts r1 >a && table_counts r2 >b && test_cmp a b &&
+	for f in $(cat files); do printf garbage >"$f" || return 1; done &&
+	dd_run 3 && ! grep -q "plan from the cache" d3 &&
+	table_counts r3 >c && test_cmp a c &&
+	dd_run 4 && grep -q "plan from the cache" d4 &&
+	XDG_CACHE_HOME=$PWD/pc "$IOTRACE" -e trace=write -o r5 -- \
+		dd if=/dev/zero of=out bs=512 count=300 2>/dev/null &&
+	test "$(ls pc/iotrace/plan-* | wc -l)" = 2
+'
+
 # --debug's lines: "iotrace: debug: MS.US ms WHAT" on stderr.
 debug_lines() {
 	grep "^iotrace: debug: *[0-9]*\.[0-9][0-9][0-9] ms " "$1"

@@ -457,6 +457,17 @@ struct tracer_file {
  * the engine's decisions on stderr, one line each, stamped with the ms
  * since iotrace started.  TRACER_DEBUG() costs a test of a flag when off.
  */
+/*
+ * Answers kept between runs (cache.c), in $XDG_CACHE_HOME/iotrace:
+ * tracer_cache_read() gives the data stored under kind and exactly key
+ * (malloc'd, *len bytes) or NULL; tracer_cache_write() stores it, whole
+ * or not at all.
+ */
+void *tracer_cache_read(const char *kind, const void *key, size_t klen,
+			size_t *len);
+void tracer_cache_write(const char *kind, const void *key, size_t klen,
+			const void *data, size_t len);
+
 extern bool tracer_debug_on;
 void tracer_debug_init(bool asked);
 void tracer_debugf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

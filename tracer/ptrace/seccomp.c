@@ -370,6 +370,73 @@ static int build_filter(struct plan *pl)
 	return err;
 }
 
+/*
+ * The plan's filter kept between runs (tracer/cache.c): libseccomp takes
+ * longer to build it than a short command runs.  The key is all
+ * build_filter() reads (the actions, the calibration's rule) and what
+ * it is built with: this iotrace (its file, changed by a rebuild) and
+ * this libseccomp (version and API level).
+ */
+#define BPF_MAGIC 0x31667062746f69ull	/* "iotbpf1": the format */
+
+struct bpf_key {
+	uint64_t magic;
+	uint64_t exe_dev, exe_ino, exe_size, exe_mtime_s, exe_mtime_ns;
+	uint32_t scmp_major, scmp_minor, scmp_micro, scmp_api;
+	uint8_t act[SYSCALL_PERS_MAX][SYSCALL_SET_MAX];
+	uint32_t npers;
+	uint8_t other, calib;
+};
+
+static bool bpf_key_of(const struct plan *pl, struct bpf_key *k)
+{
+	const struct scmp_version *v = seccomp_version();
+	struct stat st;
+
+	if (!v || stat("/proc/self/exe", &st) < 0)
+		return false;
+	memset(k, 0, sizeof(*k));
+	k->magic = BPF_MAGIC;
+	k->exe_dev = st.st_dev;
+	k->exe_ino = st.st_ino;
+	k->exe_size = (uint64_t)st.st_size;
+	k->exe_mtime_s = (uint64_t)st.st_mtim.tv_sec;
+	k->exe_mtime_ns = (uint64_t)st.st_mtim.tv_nsec;
+	k->scmp_major = v->major;
+	k->scmp_minor = v->minor;
+	k->scmp_micro = v->micro;
+	k->scmp_api = seccomp_api_get();
+	memcpy(k->act, pl->act, sizeof(k->act));
+	k->npers = (uint32_t)syscall_npers;
+	k->other = pl->other;
+	k->calib = pl->calib;
+	return true;
+}
+
+/* The filter from the cache, or built and kept there. */
+static int cached_filter(struct plan *pl)
+{
+	struct bpf_key k;
+	size_t len;
+	bool keyed = bpf_key_of(pl, &k);
+	int err;
+
+	pl->bpf = keyed ? tracer_cache_read("plan", &k, sizeof(k), &len) :
+			  NULL;
+	if (pl->bpf && len && len % sizeof(*pl->bpf) == 0 &&
+	    len / sizeof(*pl->bpf) <= 0xffff) {
+		pl->bpf_len = (unsigned short)(len / sizeof(*pl->bpf));
+		return 0;
+	}
+	free(pl->bpf);
+	pl->bpf = NULL;
+	err = build_filter(pl);
+	if (!err && keyed)
+		tracer_cache_write("plan", &k, sizeof(k), pl->bpf,
+				   pl->bpf_len * sizeof(*pl->bpf));
+	return err;
+}
+
 /* --debug: what the filter stops at, per native call. */
 static void debug_plan(const struct plan *pl)
 {
@@ -397,7 +464,7 @@ int plan_build(struct plan *pl, const struct tracer_opts *opts)
 	pl->calib = opts->calibrate;
 	if (!opts->seccomp)
 		return 0;
-	err = build_filter(pl);
+	err = cached_filter(pl);
 	if (err < 0) {
 		plan_release(pl);
 		return err;
