@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * The pool and the counters mapped into a process (fast-int.h), by the
- * process's own calls made at a stop (remote.c).  Two memfds a process:
- * its code (trampolines at P read-execute, islands near its objects) and
- * its counters (at P + RW_POOL_COUNTERS, read-write); the process makes
- * them, iotrace opens them through /proc/PID/fd and maps them read-write
- * itself, so trampolines and islands are written here with no call of
- * the program's, and the counters read with none.  Both fds are closed
- * before the program runs on: its descriptor table is as untraced.
+ * process's own calls made at a stop (remote.c), each a round trip of
+ * stops.  One memfd an image: its code (trampolines at P read-execute,
+ * islands near its objects) and, after them, its counters (at P +
+ * RW_POOL_COUNTERS, read-write); the process makes it, iotrace opens it
+ * through /proc/PID/fd and maps it read-write itself, so trampolines and
+ * islands are written here with no call of the program's, and the
+ * counters read with none.  The fd is closed before the program runs
+ * on: its descriptor table is as untraced.  A fork child's counters are
+ * a memfd of their own.
  *
  * At execve's exit (fast_map_exec) there is no `syscall` instruction to
  * borrow yet: the word at the entry point becomes one, and is put
@@ -140,32 +142,38 @@ static void put_stub(uint8_t *code)
 	memcpy(code + FAST_NAME, "iotrace", 8);
 }
 
-/* The mappings of exec: code, counters, islands; the fds closed. */
+/* The memfd's layout: code, islands, counters. */
+#define CODE_LEN (RW_POOL_CODE + FAST_ISLANDS)
+#define IMAGE_LEN (CODE_LEN + COUNTERS_LEN)
+
+/* The mappings of exec: code, counters, islands; the fd closed. */
 static int map_all(struct loop *l, struct remote *r, struct fast_proc *p,
 		   uint64_t name)
 {
 	const uint64_t pool = l->fast->pool;
-	int64_t fdc, fdn;
+	int64_t fd;
+	uint8_t *mem;
 	void *cmem = NULL, *nmem = NULL;
 	int err, mapped = 0;
 
-	fdc = remote_call(r, SYS_memfd_create, name, MFD_CLOEXEC, 0, 0, 0, 0);
-	if (fdc < 0)
-		return (int)fdc;
-	fdn = remote_call(r, SYS_memfd_create, name, MFD_CLOEXEC, 0, 0, 0, 0);
-	err = fdn < 0 ? (int)fdn : 0;
-	if (!err && (!(cmem = map_here(r->tid, fdc, RW_POOL_CODE +
-				       FAST_ISLANDS)) ||
-		     !(nmem = map_here(r->tid, fdn, COUNTERS_LEN))))
-		err = -ENOMEM;
+	fd = remote_call(r, SYS_memfd_create, name, MFD_CLOEXEC, 0, 0, 0, 0);
+	if (fd < 0)
+		return (int)fd;
+	mem = map_here(r->tid, fd, IMAGE_LEN);
+	err = mem ? 0 : -ENOMEM;
+	if (mem) {	/* unmapped apart, as their owners let go */
+		cmem = mem;
+		nmem = mem + CODE_LEN;
+	}
 	if (!err)
 		err = remote_mmap(r, pool, RW_POOL_CODE, PROT_READ | PROT_EXEC,
-				  MAP_SHARED | MAP_FIXED_NOREPLACE, fdc, 0);
+				  MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 	mapped += !err;
 	if (!err)
 		err = remote_mmap(r, pool + RW_POOL_COUNTERS, COUNTERS_LEN,
 				  PROT_READ | PROT_WRITE,
-				  MAP_SHARED | MAP_FIXED_NOREPLACE, fdn, 0);
+				  MAP_SHARED | MAP_FIXED_NOREPLACE, fd,
+				  CODE_LEN);
 	mapped += !err;
 	if (!err) {
 		p->code = calloc(1, sizeof(*p->code));
@@ -177,7 +185,7 @@ static int map_all(struct loop *l, struct remote *r, struct fast_proc *p,
 		p->code->mem = cmem;
 		p->code->used = FAST_TRAMPS;
 		put_stub(cmem);
-		err = map_islands(r, p->code, fdc, image_base(r->tid));
+		err = map_islands(r, p->code, fd, image_base(r->tid));
 		if (err)
 			p->code->islands = 0;	/* no site within reach */
 		err = 0;
@@ -188,11 +196,9 @@ static int map_all(struct loop *l, struct remote *r, struct fast_proc *p,
 			    COUNTERS_LEN, 0, 0, 0, 0);
 	if (err && mapped > 0)
 		remote_call(r, SYS_munmap, pool, RW_POOL_CODE, 0, 0, 0, 0);
-	if (fdn >= 0)
-		remote_call(r, SYS_close, (uint64_t)fdn, 0, 0, 0, 0, 0);
-	remote_call(r, SYS_close, (uint64_t)fdc, 0, 0, 0, 0, 0);
+	remote_call(r, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0);
 	if (cmem)
-		munmap(cmem, RW_POOL_CODE + FAST_ISLANDS);
+		munmap(cmem, CODE_LEN);
 	if (nmem)
 		munmap(nmem, COUNTERS_LEN);
 	if (err) {
