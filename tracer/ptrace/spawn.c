@@ -279,8 +279,14 @@ static int seize_child(struct loop *l, pid_t pid, const int go[2],
  * and the child has none).  The stack is unmapped once the child has
  * exec'd or is gone: at the run's end (spawn_finish()), one run at a
  * time.  A built-in workload runs iotrace's code in its own memory:
- * forked.
+ * forked.  So is every child of an ASan build, whose runtime takes a
+ * stack it did not make for a wild one.
  */
+#ifdef __SANITIZE_ADDRESS__
+#define SHARE_MEMORY false
+#else
+#define SHARE_MEMORY true
+#endif
 #define CHILD_STACK (8u << 20)	/* reserved, not touched: as a thread's */
 
 static void *child_stack;
@@ -305,7 +311,7 @@ static pid_t spawn_child(struct child_args *a)
 	void *stack;
 	pid_t pid;
 
-	if (a->target->kind != TARGET_COMMAND) {
+	if (a->target->kind != TARGET_COMMAND || !SHARE_MEMORY) {
 		pid = fork();
 		if (pid == 0)
 			spawn_child_main(a);

@@ -90,7 +90,8 @@ static void cache_write(const struct cache_key *k, const struct rw_sites *s)
 	for (int i = 0; i < RW_REFUSE_N; i++)
 		h.refused[i] = s->refused[i];
 	memcpy(data, &h, sizeof(h));
-	memcpy(data + sizeof(h), s->site, bytes);
+	if (bytes)	/* no sites: s->site may be NULL */
+		memcpy(data + sizeof(h), s->site, bytes);
 	tracer_cache_write("sites", k, sizeof(*k), data, sizeof(h) + bytes);
 	free(data);
 }
