@@ -70,6 +70,20 @@ static bool read_all(int fd, void *buf, size_t n)
 	return read(fd, buf, n) == (ssize_t)n;
 }
 
+bool tracer_file_id(const char *path, struct tracer_file_id *id)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return false;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->size = (uint64_t)st.st_size;
+	id->mtime_s = (uint64_t)st.st_mtim.tv_sec;
+	id->mtime_ns = (uint64_t)st.st_mtim.tv_nsec;
+	return true;
+}
+
 void *tracer_cache_read(const char *kind, const void *key, size_t klen,
 			size_t *len)
 {

@@ -467,6 +467,12 @@ void *tracer_cache_read(const char *kind, const void *key, size_t klen,
 			size_t *len);
 void tracer_cache_write(const char *kind, const void *key, size_t klen,
 			const void *data, size_t len);
+/* A file as a key takes it: what changes when it is replaced or written. */
+struct tracer_file_id {
+	uint64_t dev, ino, size, mtime_s, mtime_ns;
+};
+/* path's identity (stat(2)); false when it cannot be had. */
+bool tracer_file_id(const char *path, struct tracer_file_id *id);
 
 extern bool tracer_debug_on;
 void tracer_debug_init(bool asked);

@@ -381,7 +381,7 @@ static int build_filter(struct plan *pl)
 
 struct bpf_key {
 	uint64_t magic;
-	uint64_t exe_dev, exe_ino, exe_size, exe_mtime_s, exe_mtime_ns;
+	struct tracer_file_id exe;
 	uint32_t scmp_major, scmp_minor, scmp_micro, scmp_api;
 	uint8_t act[SYSCALL_PERS_MAX][SYSCALL_SET_MAX];
 	uint32_t npers;
@@ -391,17 +391,11 @@ struct bpf_key {
 static bool bpf_key_of(const struct plan *pl, struct bpf_key *k)
 {
 	const struct scmp_version *v = seccomp_version();
-	struct stat st;
 
-	if (!v || stat("/proc/self/exe", &st) < 0)
-		return false;
 	memset(k, 0, sizeof(*k));
+	if (!v || !tracer_file_id("/proc/self/exe", &k->exe))
+		return false;
 	k->magic = BPF_MAGIC;
-	k->exe_dev = st.st_dev;
-	k->exe_ino = st.st_ino;
-	k->exe_size = (uint64_t)st.st_size;
-	k->exe_mtime_s = (uint64_t)st.st_mtim.tv_sec;
-	k->exe_mtime_ns = (uint64_t)st.st_mtim.tv_nsec;
 	k->scmp_major = v->major;
 	k->scmp_minor = v->minor;
 	k->scmp_micro = v->micro;

@@ -9,14 +9,13 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "tracer/rewrite/fast-int.h"
 
 #define CACHE_MAGIC 0x31746973746f69ull	/* "iotsit1": the format */
 
 struct cache_key {
 	uint64_t magic;
-	uint64_t dev, ino, size, mtime_s, mtime_ns;
+	struct tracer_file_id file;
 	uint8_t hot[128];
 	uint64_t site_size;	/* sizeof(struct rw_site) */
 };
@@ -30,17 +29,10 @@ struct cache_head {
 static bool key_of(const char *path, const uint8_t hot[128],
 		   struct cache_key *k)
 {
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return false;
 	memset(k, 0, sizeof(*k));
+	if (!tracer_file_id(path, &k->file))
+		return false;
 	k->magic = CACHE_MAGIC;
-	k->dev = st.st_dev;
-	k->ino = st.st_ino;
-	k->size = (uint64_t)st.st_size;
-	k->mtime_s = (uint64_t)st.st_mtim.tv_sec;
-	k->mtime_ns = (uint64_t)st.st_mtim.tv_nsec;
 	memcpy(k->hot, hot, sizeof(k->hot));
 	k->site_size = sizeof(struct rw_site);
 	return true;
