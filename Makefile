@@ -39,7 +39,7 @@ QCC = @echo '  CC      $@';
 endif
 
 LIB_SRCS := $(wildcard syscalls/*.c tracer/*.c tracer/*/*.c unwind/*.c elf/*.c \
-	procfd/*.c reports/*/*.c workloads/*.c)
+	procfd/*.c profile/*.c render/*.c compare/*.c workloads/*.c)
 # Machine code written as assembly: the fast path's trampoline template
 # (tracer/rewrite/tramp-tmpl.S), data iotrace copies, never runs.
 LIB_ASMS := $(wildcard tracer/rewrite/*.S)
@@ -158,12 +158,12 @@ build/syscalls/syscalls.o: build/gen/systab.h
 
 # --format=pprof's messages: pprof's profile.proto (the part written),
 # compiled by protoc-c at build time into build/gen/pprof.pb-c.[ch].
-build/gen/pprof.pb-c.c build/gen/pprof.pb-c.h: reports/render/pprof.proto
+build/gen/pprof.pb-c.c build/gen/pprof.pb-c.h: render/pprof.proto
 	@mkdir -p build/gen
-	$(Q)protoc-c --c_out=build/gen --proto_path=reports/render $<
+	$(Q)protoc-c --c_out=build/gen --proto_path=render $<
 build/gen/pprof.pb-c.o: build/gen/pprof.pb-c.c | build/config.mk
 	$(QCC)$(CC) $(ALL_CPPFLAGS) -std=gnu11 $(CFLAGS) -c -o $@ $<
-build/reports/render/pprof.o: build/gen/pprof.pb-c.h
+build/render/pprof.o: build/gen/pprof.pb-c.h
 
 build/config.mk: scripts/configure Makefile
 	@mkdir -p build
@@ -209,11 +209,11 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/iotrace $(DESTDIR)$(MANDIR)/man1/iotrace.1
 
 style:
-	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) */*.h tracer/*/*.h reports/*/*.h
+	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) */*.h tracer/*/*.h
 
 lint: | build/config.mk
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -I. -D_GNU_SOURCE \
-		--suppress='preprocessorErrorDirective:build/gen/pprof.pb-c.h' syscalls tracer unwind elf procfd reports workloads cli
+		--suppress='preprocessorErrorDirective:build/gen/pprof.pb-c.h' syscalls tracer unwind elf procfd profile render compare workloads cli
 
 clean:
 	rm -rf build iotrace
@@ -318,7 +318,7 @@ $(SAN_DIR)/options.o: tests/sanitize/options.c | build/config.mk
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(SAN_DIR)/syscalls/syscalls.o: build/gen/systab.h
-$(SAN_DIR)/reports/render/pprof.o: build/gen/pprof.pb-c.h
+$(SAN_DIR)/render/pprof.o: build/gen/pprof.pb-c.h
 
 $(SAN_DIR)/libiotrace.a: $(SAN_LIB_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "reports/render/render.h"
+#include "render/render.h"
 #include "tracer/tracer.h"
 
 #define EXIT_USAGE 2

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "reports/compare/compare.h"
+#include "compare/compare.h"
 
 static const struct option diff_options[] = {
 	{ "help", no_argument, NULL, 'h' },

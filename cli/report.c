@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "reports/profile/profile.h"
+#include "profile/profile.h"
 
 int cli_load(struct profile *p, const char *path)
 {

@@ -8,7 +8,8 @@ SRC=$TESTS_DIR/..
 project_sources() {
 	ls "$SRC"/syscalls/*.[ch] "$SRC"/tracer/*.[ch] "$SRC"/tracer/*/*.[ch] \
 		"$SRC"/unwind/*.[ch] "$SRC"/elf/*.[ch] "$SRC"/procfd/*.[ch] \
-		"$SRC"/reports/*/*.[ch] "$SRC"/cli/*.[ch] \
+		"$SRC"/profile/*.[ch] "$SRC"/render/*.[ch] \
+		"$SRC"/compare/*.[ch] "$SRC"/cli/*.[ch] \
 		"$SRC"/workloads/*.[ch] 2>/dev/null
 }
 

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The files' dependencies, read from the objects the build made
 # (scripts/cycles): no two files use each other but through a registry's
-# table, and the profile (reports/) uses nothing of the engines, /proc
-# or the unwinder, so it links, and unit tests reach it, without them.
+# table, and the profile (profile/, render/, compare/) uses nothing of
+# the engines, /proc or the unwinder, so it links, and unit tests reach
+# it, without them.
 . "$(dirname "$0")/lib.sh"
 SRC=$TESTS_DIR/..
 # The objects of the iotrace under test (make check-sanitize's are apart).
@@ -15,7 +16,7 @@ tools() {
 } >/dev/null 2>&1
 
 if tools && [ -f "$BUILD/cli/main.o" ]; then
-	test_expect_success 'no two-file cycles but registries; reports/ pure' '
+	test_expect_success 'no two-file cycles but registries; the profile pure' '
 		python3 "$SRC/scripts/cycles" "$BUILD"
 	'
 else

@@ -3,7 +3,7 @@
  * The tracer: engines that run a target (a command, a built-in workload,
  * running processes) and report every completed system call as a plain
  * event.  It knows nothing about tables or statistics; the caller
- * aggregates events (reports/profile/profile.h).
+ * aggregates events (profile/profile.h).
  *
  * An engine is a const struct tracer_engine in the registry
  * tracer_engines[] (engines.c); the ptrace engine (ptrace.c, loop.c,

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/compare/compare.h"
+#include "compare/compare.h"
 
 static const char separator[] = "\n====\n";
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "reports/render/render.h"
+#include "render/render.h"
 
 static void render_all(const struct profile *p)
 {

@@ -7,7 +7,7 @@
 #define IOTRACE_PROFILE_FIXTURES_H
 
 #include <stdio.h>
-#include "reports/render/render.h"
+#include "render/render.h"
 
 /*
  * The index of a file row of p, added as profile_file_get() adds it,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The --baseline lines of the header (reports/render/baseline.c): the
+ * The --baseline lines of the header (render/baseline.c): the
  * untraced wall split like time(1) into user, system and waiting, and
  * the traced time in syscalls (waiting calls left out) as a share of
  * that wall: under 100% a share, over it said to be more than the wall
@@ -10,7 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "reports/render/render.h"
+#include "render/render.h"
 #include "tap.h"
 
 /* One timed row: calls of which timed, ns corrected and raw. */

@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/profile/jload.h"
-#include "reports/render/render.h"
+#include "profile/jload.h"
+#include "render/render.h"
 #include "tap.h"
 #include "profile-fixtures.h"
 

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <zlib.h>
 #include "build/gen/pprof.pb-c.h"
-#include "reports/profile/jload.h"
-#include "reports/render/render.h"
+#include "profile/jload.h"
+#include "render/render.h"
 #include "tap.h"
 
 #define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"

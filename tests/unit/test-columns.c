@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/render/render.h"
+#include "render/render.h"
 #include "tests/unit/tap.h"
 
 static char *slurp(const char *name)

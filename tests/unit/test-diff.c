@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/compare/compare.h"
+#include "compare/compare.h"
 #include "tap.h"
 #include "profile-fixtures.h"
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "reports/render/render.h"
+#include "render/render.h"
 #include "tap.h"
 #include "profile-fixtures.h"
 

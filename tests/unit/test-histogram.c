@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "reports/render/render.h"
+#include "render/render.h"
 #include "tap.h"
 
 /* Adds n calls of ns each through profile_add, as the tracer would. */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "reports/profile/profile.h"
+#include "profile/profile.h"
 #include "tap.h"
 #include "profile-fixtures.h"
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <linux/audit.h>
 #include <stdlib.h>
-#include "reports/render/render.h"
+#include "render/render.h"
 #include "tests/unit/tap.h"
 
 static struct tracer_event event(int nr, int64_t ret, uint64_t ns)

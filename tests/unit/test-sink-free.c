@@ -9,7 +9,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "reports/profile/profile.h"
+#include "profile/profile.h"
 #include "tap.h"
 
 static struct tracer_event event(const struct profile *p, const char *name,

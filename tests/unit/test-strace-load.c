@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "reports/profile/profile.h"
+#include "profile/profile.h"
 #include "tap.h"
 
 static int load(struct profile *p, const char *name, struct load_error *e)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The sums a profile implies (reports/profile/sums.c): rows each in
+ * The sums a profile implies (profile/sums.c): rows each in
  * range whose totals pass 2^63-1 are found, at the row that passed it,
  * for every summed counter of the rows, a row's errno counts and
  * latency buckets, the sub-rows of each breakdown, and a sampled run's

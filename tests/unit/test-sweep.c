@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Sweep points (reports/render/sweep.c, sweep-table.c, svg.c): the wall,
+ * Sweep points (render/sweep.c, sweep-table.c, svg.c): the wall,
  * spread and throughput of a point come from its untraced runs (the
  * profile's baseline), the calls and times from the traced run; bytes
  * are those that reached the destination, so the pipe in the middle of a
@@ -10,8 +10,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "reports/render/render.h"
-#include "reports/render/svg-int.h"
+#include "render/render.h"
+#include "render/svg-int.h"
 #include "tap.h"
 #include "profile-fixtures.h"
 

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
-#include "reports/render/render.h"
+#include "render/render.h"
 #include "tests/unit/tap.h"
 
 struct fixed_row {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the untraced picture (reports/profile/untraced.c): the
+ * Unit tests of the untraced picture (profile/untraced.c): the
  * range it gives for what a run would take untraced, hand-computed from
  * the stop costs, so that a change in the arithmetic shows up here.
  */
 #include <string.h>
-#include "reports/render/render.h"
+#include "render/render.h"
 #include "tests/unit/tap.h"
 
 #define MS 1000000ull

@@ -5,7 +5,7 @@
  * control characters go only when asked (file names, not command lines).
  */
 #include <string.h>
-#include "reports/render/render.h"
+#include "render/render.h"
 #include "tap.h"
 
 static const struct {
