@@ -39,7 +39,8 @@ QCC = @echo '  CC      $@';
 endif
 
 LIB_SRCS := $(wildcard syscalls/*.c tracer/*.c tracer/*/*.c unwind/*.c elf/*.c \
-	procfd/*.c profile/*.c render/*.c compare/*.c workloads/*.c)
+	procfd/*.c profile/*.c render/*.c compare/*.c session/*.c \
+	workloads/*.c)
 # Machine code written as assembly: the fast path's trampoline template
 # (tracer/rewrite/tramp-tmpl.S), data iotrace copies, never runs.
 LIB_ASMS := $(wildcard tracer/rewrite/*.S)
@@ -213,7 +214,7 @@ style:
 
 lint: | build/config.mk
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability -I. -D_GNU_SOURCE \
-		--suppress='preprocessorErrorDirective:build/gen/pprof.pb-c.h' syscalls tracer unwind elf procfd profile render compare workloads cli
+		--suppress='preprocessorErrorDirective:build/gen/pprof.pb-c.h' syscalls tracer unwind elf procfd profile render compare session workloads cli
 
 clean:
 	rm -rf build iotrace
@@ -244,7 +245,7 @@ FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 # No ptrace code, no /proc: the profile and its renderers use only the
 # syscall names (scripts/cycles checks it).
-FUZZ_SRCS := $(filter-out tracer/% unwind/% elf/% syscalls/% procfd/%,$(LIB_SRCS)) \
+FUZZ_SRCS := $(filter-out tracer/% unwind/% elf/% syscalls/% procfd/% session/%,$(LIB_SRCS)) \
 	syscalls/syscalls.c syscalls/systab.c build/gen/pprof.pb-c.c
 
 FUZZ_TARGETS := json strace diff args

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "render/render.h"
+#include "session/session.h"
 #include "tracer/tracer.h"
 
 #define EXIT_USAGE 2
@@ -20,8 +21,6 @@ struct cli_opts {
 	const char *save;		/* --save FILE.json */
 	struct report_opts report;	/* -S, --format, --raw-time ... */
 	const char *engine_name;	/* --engine=NAME; NULL: auto */
-	const struct tracer_engine *engine; /* what traces: the choice of
-					      tracer_engine_choose() */
 	struct tracer_opts tracer;	/* -f, -e trace= ... */
 	struct syscall_set trace_set;	/* storage for tracer.trace */
 	const char *trace_expr;		/* -e trace=EXPR as given; NULL */
@@ -30,8 +29,6 @@ struct cli_opts {
 	int baseline;			/* --baseline=N untraced runs; 0 */
 	bool count_only;		/* --count-only */
 	bool no_seccomp;		/* --no-seccomp */
-	const char *seccomp_why_not;	/* NULL: seccomp-bpf is used
-					   (set by trace_collect) */
 	pid_t *pids;			/* -p PID[,PID...]: attach */
 	size_t npids;
 	uint64_t duration_ns;		/* --duration SECS; 0: none */
@@ -131,9 +128,6 @@ void stacks_check_format(const struct cli_opts *o);
  * sweep, which writes none.  report reads a saved run's stacks instead.
  */
 void stacks_check_folded(const struct cli_opts *o, bool sweep);
-/* The table -k unwinds into, in o->tracer; -1 with the error printed. */
-int stacks_start(struct cli_opts *o);
-void stacks_end(struct cli_opts *o);
 /*
  * --folded FILE: opened before anything runs (an unwritable path fails
  * first; nothing opened without --folded), then written and committed
@@ -155,11 +149,11 @@ int trace_and_report(struct cli_opts *o, const struct tracer_target *target,
 		     int (*before)(struct profile *p, void *arg), void *arg);
 
 /*
- * The traced run alone, by o->engine in the mode its probe allows:
- * aggregates into p (initialised here; release it).  0, or -1 with the
- * error printed.
+ * The traced run alone (session_trace() with o's options): aggregates
+ * into p (initialised here; release it).  0, or -1 with the error
+ * printed.
  */
-int trace_collect(struct cli_opts *o, const struct tracer_target *target,
+int trace_collect(const struct cli_opts *o, const struct tracer_target *target,
 		  int argc, char **argv, struct profile *p);
 
 /*
@@ -178,67 +172,5 @@ void exec_child_release(struct tracer_target *target);
 void workload_validate(int argc, char **argv);
 int workload_child(int argc, char **argv, struct tracer_target *target);
 void workload_child_release(struct tracer_target *target);
-
-/* The status iotrace exits with for a profile's ending. */
-int exit_status_of(const struct profile *p);
-
-/*
- * --- untraced runs (baseline.c) ---
- * "exited 1", "killed by SIGSEGV (core dumped)": a wait status in words.
- */
-const char *wait_status_text(char *buf, size_t size, int status);
-
-#define BASELINE_DEFAULT_RUNS 3
-
-/* Which untraced run failed (1-based; 0: none) and its wait status. */
-struct baseline_failure {
-	int run;
-	int status;
-};
-
-/*
- * Runs target untraced up to runs times (stdin /dev/null; stdout and
- * stderr to iotrace's stderr with show_output, else discarded), and
- * summarises them in b.  Stops at the first run that does not exit 0:
- * shows the end of its stderr, fills fail, returns 1 (b holds the runs
- * before it).  0 when all succeeded; -errno for a system error, -EINTR
- * when iotrace got a signal that asks it to stop.
- */
-int baseline_measure(const struct tracer_target *target, int runs,
-		     bool show_output, struct profile_baseline *b,
-		     struct baseline_failure *fail);
-/*
- * --baseline before a traced run: o->baseline runs into b.  0, or the
- * status iotrace should exit with, the reason printed: EXIT_USAGE when a
- * run failed (nothing is traced), 128+N for a signal, 1 otherwise.
- */
-int baseline_for_trace(const struct cli_opts *o,
-		       const struct tracer_target *target, char **argv,
-		       struct profile_baseline *b);
-
-/* The standard streams of a run whose output is hidden or shown. */
-struct run_streams {
-	int null_in, null_out;	/* /dev/null, or -1 */
-	int capture;		/* memory file behind a hidden stderr, or -1 */
-	int fd[3];		/* what the run's fds 0, 1, 2 become */
-};
-
-/*
- * A traced run with the command's output hidden (or, show_output, its
- * stdout sent to stderr) and stdin /dev/null: iotrace's own fds point
- * there between stdio_hide() and stdio_restore(), its messages still
- * reach the real stderr.  0 or -errno (nothing changed).
- */
-struct stdio_saved {
-	struct run_streams s;
-	int fd[3];		/* copies of iotrace's fds 0, 1, 2, or -1 */
-	bool closed[3];		/* that fd was closed to begin with */
-	FILE *err;		/* stderr meanwhile, on fd[2] */
-	FILE *stderr_was;
-	bool active;
-};
-int stdio_hide(struct stdio_saved *sv, bool show_output);
-/* With show_stderr, the end of what the hidden run wrote there too. */
-void stdio_restore(struct stdio_saved *sv, bool show_stderr);
 
 #endif

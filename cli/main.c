@@ -399,10 +399,9 @@ static int run_attach(struct cli_opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	/* --engine=auto unless said otherwise: the default engine, unless
-	   it cannot trace the target (tracer_engine_choose()) */
-	struct cli_opts o = { .engine = tracer_engines[0],
-			      .tracer.follow = true, .tracer.pin = true,
+	/* No engine_name: --engine=auto, the default engine unless it
+	   cannot trace the target (tracer_engine_choose()) */
+	struct cli_opts o = { .tracer.follow = true, .tracer.pin = true,
 			      .tracer.rewrite = true,
 			      .report.findings = true };
 	const struct cli_command *cmd;

@@ -87,24 +87,6 @@ void stacks_check_folded(const struct cli_opts *o, bool sweep)
 			    "with -k", o->folded);
 }
 
-int stacks_start(struct cli_opts *o)
-{
-	if (!o->stacks)
-		return 0;
-	o->tracer.stacks = tracer_stacks_new();
-	if (!o->tracer.stacks)
-		return error("out of memory");
-	if (!o->tracer.stack_depth)
-		o->tracer.stack_depth = TRACER_STACK_DEPTH;
-	return 0;
-}
-
-void stacks_end(struct cli_opts *o)
-{
-	tracer_stacks_free(o->tracer.stacks);
-	o->tracer.stacks = NULL;
-}
-
 int folded_open(const struct cli_opts *o, struct outfile *out)
 {
 	memset(out, 0, sizeof(*out));

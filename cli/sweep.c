@@ -291,7 +291,7 @@ static int traced_run(struct cli_opts *o, const struct sweep_opts *so,
 		return error("sweep: cannot hide the command's output: %s",
 			     strerror(-err));
 	err = trace_collect(o, target, argc, argv, p);
-	stdio_restore(&sv, err == 0 && exit_status_of(p) &&
+	stdio_restore(&sv, err == 0 && session_exit_status(p) &&
 			   !so->show_output && !quiet_failure);
 	if (err < 0)
 		profile_release(p);

@@ -7,7 +7,7 @@
  * the key type (compare, hash, save, load, print: profile_dim_file) and
  * how events are counted to their files, which the sink names (through
  * procfd/'s fd cache, so /proc is read only the first time a (task, fd)
- * is seen: cli/trace.c); the profile reads no /proc.  A call with two
+ * is seen: session/sink.c); the profile reads no /proc.  A call with two
  * fds (sendfile, splice, tee, copy_file_range) gets one sub-row per
  * (source, destination) pair.  Aggregation and bounds are breakdown.c's:
  * past PROFILE_FILES_MAX files, new files share "(other files)".

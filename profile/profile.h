@@ -90,8 +90,9 @@ struct profile_truth {
 
 /*
  * --baseline: the same command run untraced N times before the traced
- * run (cli/baseline.c), measured as time(1) does: wall clock from fork to
- * reap, user and system CPU from wait4's rusage (the run's whole tree).
+ * run (session/baseline.c), measured as time(1) does: wall clock from
+ * fork to reap, user and system CPU from wait4's rusage (the run's whole
+ * tree).
  */
 #define PROFILE_BASELINE_MAX 100	/* most untraced runs */
 #define PROFILE_STREAM_MAX 16		/* a stream's kind, in words */
@@ -688,7 +689,7 @@ struct profile_row *profile_event_row(struct profile *p,
 /*
  * The index of the file fd of task tid points at (profile_file_desc(),
  * profile_file_unresolved()), or -ENOMEM: the sink's, which knows /proc
- * and the fd cache (cli/trace.c), so the profile reads neither.
+ * and the fd cache (session/sink.c), so the profile reads neither.
  */
 typedef int profile_file_of_fn(void *ctx, struct profile *p, pid_t tid,
 			       int fd);

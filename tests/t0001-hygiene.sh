@@ -9,7 +9,7 @@ project_sources() {
 	ls "$SRC"/syscalls/*.[ch] "$SRC"/tracer/*.[ch] "$SRC"/tracer/*/*.[ch] \
 		"$SRC"/unwind/*.[ch] "$SRC"/elf/*.[ch] "$SRC"/procfd/*.[ch] \
 		"$SRC"/profile/*.[ch] "$SRC"/render/*.[ch] \
-		"$SRC"/compare/*.[ch] "$SRC"/cli/*.[ch] \
+		"$SRC"/compare/*.[ch] "$SRC"/session/*.[ch] "$SRC"/cli/*.[ch] \
 		"$SRC"/workloads/*.[ch] 2>/dev/null
 }
 

@@ -31,7 +31,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli/cli.h"
+#include "session/session.h"
 
 /* The end of a failed run's stderr that is shown, in bytes. */
 #define SHOWN_MAX 4096
@@ -277,13 +277,13 @@ out_close:
 	return err;
 }
 
-int baseline_for_trace(const struct cli_opts *o,
-		       const struct tracer_target *target, char **argv,
+int baseline_for_trace(const struct session_opts *so,
+		       const struct tracer_target *target, const char *what,
 		       struct profile_baseline *b)
 {
 	struct baseline_failure fail;
 	char how[64];
-	int err = baseline_measure(target, o->baseline, false, b, &fail);
+	int err = baseline_measure(target, so->baseline, false, b, &fail);
 
 	/* The traced child gets iotrace's own streams (tracer_spawn). */
 	stream_kind(STDIN_FILENO, b->traced_in, sizeof(b->traced_in));
@@ -291,20 +291,21 @@ int baseline_for_trace(const struct cli_opts *o,
 	if (err == 0)
 		return 0;
 	if (err == -EINTR || tracer_pending_signal()) {
-		error("--baseline: SIG%s during the untraced runs: nothing "
-		      "traced", sigabbrev_np(tracer_pending_signal()));
-		return 128 + tracer_pending_signal();
+		so->error("--baseline: SIG%s during the untraced runs: "
+			  "nothing traced",
+			  sigabbrev_np(tracer_pending_signal()));
+		return -EINTR;
 	}
 	if (err < 0) {
-		error("--baseline: cannot run '%s' untraced: %s", argv[0],
-		      strerror(-err));
-		return 1;
+		so->error("--baseline: cannot run '%s' untraced: %s", what,
+			  strerror(-err));
+		return err;
 	}
-	error("--baseline: '%s' %s in untraced run %d of %d: nothing traced "
-	      "(it must succeed to be measured)", argv[0],
-	      wait_status_text(how, sizeof(how), fail.status), fail.run,
-	      o->baseline);
-	return EXIT_USAGE;
+	so->error("--baseline: '%s' %s in untraced run %d of %d: nothing "
+		  "traced (it must succeed to be measured)", what,
+		  wait_status_text(how, sizeof(how), fail.status), fail.run,
+		  so->baseline);
+	return 1;
 }
 
 /*
