@@ -203,35 +203,22 @@ static int task_load(struct jload *j, json_t *o, void *key)
 	return io_load(j, o, t);
 }
 
-const struct profile_dim profile_dim_process = {
-	.name = "process",
-	.plural = "processes",
-	.identity = "process id",
-	.key_size = sizeof(struct profile_task),
-	.max_keys = PROFILE_TASKS_MAX,
-	.max_subs = PROFILE_TASK_SUBS,
-	.cmp = task_cmp,
-	.hash = task_hash,
-	.other = process_other,
-	.label = process_label,
-	.save = task_save,
-	.load = task_load,
-};
+/* The two rows differ in their words and labels only: one key, a task. */
+#define TASK_DIM(nm, pl, id, lbl)					\
+	{								\
+		.name = nm, .plural = pl, .identity = id,		\
+		.key_size = sizeof(struct profile_task),		\
+		.max_keys = PROFILE_TASKS_MAX,				\
+		.max_subs = PROFILE_TASK_SUBS,				\
+		.cmp = task_cmp, .hash = task_hash,			\
+		.other = process_other, .label = lbl,			\
+		.save = task_save, .load = task_load,			\
+	}
 
-const struct profile_dim profile_dim_thread = {
-	.name = "thread",
-	.plural = "threads",
-	.identity = "thread id",
-	.key_size = sizeof(struct profile_task),
-	.max_keys = PROFILE_TASKS_MAX,
-	.max_subs = PROFILE_TASK_SUBS,
-	.cmp = task_cmp,
-	.hash = task_hash,
-	.other = process_other,
-	.label = thread_label,
-	.save = task_save,
-	.load = task_load,
-};
+const struct profile_dim profile_dim_process =
+	TASK_DIM("process", "processes", "process id", process_label);
+const struct profile_dim profile_dim_thread =
+	TASK_DIM("thread", "threads", "thread id", thread_label);
 
 /* --- events to keys --- */
 
