@@ -43,7 +43,7 @@ static void take_pair(struct rw_cell *c, uint64_t *max, uint64_t *calls)
 static bool cell_delta(struct rw_cell *now, struct rw_cell *before,
 		       struct rw_cell *d)
 {
-	struct rw_cell n;
+	struct rw_cell n = { 0 };	/* fd2 is not the delta's: 0 */
 
 	__atomic_load(&now->calls, &n.calls, __ATOMIC_ACQUIRE);
 	if (n.calls == before->calls)
