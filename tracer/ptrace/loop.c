@@ -477,7 +477,7 @@ int loop_run(struct loop *l)
 			return err == ECHILD ? 0 : -err;
 		}
 		l->res->stops++;
-		if (calib_run_full(l))
+		if (l->calib && calib_run_full(l))
 			calib_run_end(l, now);
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			on_gone(l, tid, status);

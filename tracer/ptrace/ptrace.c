@@ -80,14 +80,10 @@ static void result_init(struct tracer_result *res,
 	res->engine = opts->seccomp ? "seccomp-bpf" : "ptrace";
 }
 
+/* The extensions' prepare() runs in the run's own calibrate_start(). */
 static int ptrace_calibrate(const struct tracer_opts *opts,
 			    struct tracer_calibration *c)
 {
-	const struct loop_hooks *const *h;
-
-	for (h = loop_extensions; *h; h++)
-		if ((*h)->prepare)
-			(*h)->prepare(opts);
 	return calibrate_by_run(&ptrace_engine, opts, c);
 }
 

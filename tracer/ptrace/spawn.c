@@ -280,17 +280,20 @@ static int seize_child(struct loop *l, pid_t pid, const int go[2],
  * exec'd or is gone: at the run's end (spawn_finish()), one run at a
  * time.  A built-in workload runs iotrace's code in its own memory:
  * forked.  So is every child of an ASan build, whose runtime takes a
- * stack it did not make for a wild one.
+ * stack it did not make for a wild one, and every child where execve
+ * is not made raw (its error would be read from the shared errno).
  */
-#ifdef __SANITIZE_ADDRESS__
-#define SHARE_MEMORY false
-#else
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 #define SHARE_MEMORY true
+#else
+#define SHARE_MEMORY false
 #endif
 #define CHILD_STACK (8u << 20)	/* reserved, not touched: as a thread's */
 
 static void *child_stack;
 
+/* On spawn_start()'s stack: the child reads it before its SIGSTOP, which
+   spawn_start() waits for before it returns. */
 struct child_args {
 	const struct plan *pl;
 	const struct tracer_target *target;
