@@ -79,6 +79,9 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "iotrace: <message>" and exits with EXIT_USAGE. */
 void usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
+/* A whole number from lo to hi for option name, or a usage error. */
+unsigned parse_count(const char *name, const char *arg, unsigned lo,
+		     unsigned hi);
 
 /*
  * -e trace=SET (a bare SET too) or -e count=SET into o; a bad set is a

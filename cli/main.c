@@ -70,6 +70,10 @@ static void print_help(void)
 	       "                     makes them (also IOTRACE_DEBUG=1)\n"
 	       "      --no-seccomp   stop at every syscall (PTRACE_SYSCALL)\n"
 	       "      --no-rewrite   no fast path: every traced call stops\n"
+	       "      --rewrite-after=N\n"
+	       "                     rewrite a process's hot call sites at\n"
+	       "                     its Nth hot call (default 64; 0: at\n"
+	       "                     exec)\n"
 	       "                     instead of only where needed (the\n"
 	       "                     ptrace engine)\n"
 	       "      --no-pin       do not keep iotrace and a lone tracee on\n"
@@ -139,6 +143,7 @@ enum {
 	OPT_TRUTH,
 	OPT_NO_SECCOMP,
 	OPT_NO_REWRITE,
+	OPT_REWRITE_AFTER,
 	OPT_COUNT_ONLY,
 	OPT_NO_PIN,
 	OPT_NO_FINDINGS,
@@ -164,6 +169,7 @@ static const struct option long_options[] = {
 	{ "baseline", optional_argument, NULL, OPT_BASELINE },
 	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
 	{ "no-rewrite", no_argument, NULL, OPT_NO_REWRITE },
+	{ "rewrite-after", required_argument, NULL, OPT_REWRITE_AFTER },
 	{ "count-only", no_argument, NULL, OPT_COUNT_ONLY },
 	{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 	{ "no-findings", no_argument, NULL, OPT_NO_FINDINGS },
@@ -247,6 +253,10 @@ static void parse_option(struct cli_opts *o, int c, char **argv)
 		break;
 	case OPT_NO_REWRITE:
 		o->tracer.rewrite = false;
+		break;
+	case OPT_REWRITE_AFTER:
+		o->tracer.rewrite_after = parse_count("--rewrite-after", optarg,
+						      0, 1u << 30);
 		break;
 	case OPT_NO_SECCOMP:
 		o->no_seccomp = true;
@@ -403,6 +413,7 @@ int main(int argc, char **argv)
 	   cannot trace the target (tracer_engine_choose()) */
 	struct cli_opts o = { .tracer.follow = true, .tracer.pin = true,
 			      .tracer.rewrite = true,
+			      .tracer.rewrite_after = TRACER_REWRITE_AFTER,
 			      .report.findings = true };
 	const struct cli_command *cmd;
 	bool dashdash;

@@ -12,9 +12,8 @@
 #include <string.h>
 #include "cli/cli.h"
 
-/* A whole number from lo to hi for option name, or a usage error. */
-static unsigned parse_count(const char *name, const char *arg, unsigned lo,
-			    unsigned hi)
+unsigned parse_count(const char *name, const char *arg, unsigned lo,
+		     unsigned hi)
 {
 	char *end;
 	long n;

@@ -22,6 +22,10 @@ static const struct {
 	{ "processes", offsetof(struct profile_fast, procs), false },
 	{ "processes_failed", offsetof(struct profile_fast, procs_failed),
 	  false },
+	{ "processes_short", offsetof(struct profile_fast, procs_short),
+	  true },
+	{ "rewrite_after", offsetof(struct profile_fast, rewrite_after),
+	  true },
 	{ "sites", offsetof(struct profile_fast, sites), false },
 	{ "sites_unpatched", offsetof(struct profile_fast, sites_unpatched),
 	  false },
@@ -57,6 +61,8 @@ void profile_set_fast(struct profile *p, const struct tracer_fast_use *u)
 	f->interrupted = u->interrupted;
 	f->procs = u->procs;
 	f->procs_failed = u->procs_failed;
+	f->procs_short = u->procs_short;
+	f->rewrite_after = u->rewrite_after;
 	f->sites = u->sites;
 	f->sites_unpatched = u->sites_unpatched;
 	f->sites_refused = u->sites_refused;

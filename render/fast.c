@@ -9,7 +9,8 @@
 
 /*
  * The fast path's line: how many calls its rewritten sites counted
- * without a stop, and where sites stayed on ptrace stops; off, why, when
+ * without a stop, and where sites stayed on ptrace stops (processes
+ * too short to be worth rewriting among them); off, why, when
  * the user did not ask for it (--no-rewrite) and hot calls were traced.
  */
 void fast_render_header(FILE *f, const struct profile *p)
@@ -40,6 +41,13 @@ void fast_render_header(FILE *f, const struct profile *p)
 			"of reach or not as in the file)",
 			fmt_thousands(n, sizeof(n), x->sites_unpatched),
 			x->sites_unpatched == 1 ? "" : "s");
+	if (x->procs_short)
+		fprintf(f, "; %s process%s made fewer than %llu hot calls, "
+			"%s text left as it was",
+			fmt_thousands(n, sizeof(n), x->procs_short),
+			x->procs_short == 1 ? "" : "es",
+			(unsigned long long)x->rewrite_after,
+			x->procs_short == 1 ? "its" : "their");
 	if (x->procs_failed)
 		fprintf(f, "; %s process%s without the pool",
 			fmt_thousands(n, sizeof(n), x->procs_failed),

@@ -248,19 +248,22 @@ debug_lines() {
 }
 
 test_expect_success PTRACE '--debug: the plan, the calibrations, the sites patched' '
-	"$IOTRACE" --debug -o r.txt -- "$HELPERS/writeloop" /dev/null 10 1 \
+	"$IOTRACE" --debug -o r.txt -- "$HELPERS/writeloop" /dev/null 100 1 \
 		2>dbg.txt &&
 	debug_lines dbg.txt >lines.txt &&
 	grep -q " ms plan: [0-9]* native calls stop" lines.txt &&
 	grep -q " ms stops calibrated: [0-9]* ns added per timed call" lines.txt &&
 	grep -q " ms fast path on: [0-9]* hot calls, pool at 0x" lines.txt &&
+	grep -q " ms pid [0-9]*: execve returned: rewritten at hot call 64$" lines.txt &&
+	grep -q " ms pid [0-9]*: its hot call: the pool goes in$" lines.txt &&
 	grep -q " ms pid [0-9]*: /.*/libc\.so\.6 at 0x[0-9a-f]*: [1-9][0-9]* sites patched" lines.txt &&
 	! grep -v "^iotrace: debug: " dbg.txt &&
 	! grep -q "debug" r.txt
 '
 
 test_expect_success PTRACE '--debug: the fast path calibrates beside the stop calibration, once' '
-	"$IOTRACE" --debug -o r.txt -- true 2>dbg.txt &&
+	"$IOTRACE" --debug -o r.txt -- "$HELPERS/writeloop" /dev/null 100 1 \
+		2>dbg.txt &&
 	debug_lines dbg.txt | sed -n "s/.* ms //p" >what.txt &&
 	sed -n "/^fast path.s calibration started$/,\$p" what.txt |
 		grep -q "^stops calibrated: " &&

@@ -168,6 +168,14 @@ struct tracer_opts {
 	 * where the run allows it (tracer_fast_use says why not).
 	 */
 	bool rewrite;
+	/*
+	 * When a process's sites are rewritten: at its rewrite_after-th
+	 * hot call (or as it starts a second thread first), 0: at its
+	 * execve.  A process that makes fewer keeps its text as it is:
+	 * the rewrite costs as much as ~100 stops, which a short command
+	 * never pays back.
+	 */
+	unsigned rewrite_after;
 	/* Every call an event with its thread (--per-thread): nothing
 	   counted in aggregate, which is per process (no fast path). */
 	bool per_thread;
@@ -228,12 +236,19 @@ struct tracer_meminfo {
 	uint64_t writeback;	/* bytes being written back */
 };
 
+/* tracer_opts.rewrite_after's default (iotrace --rewrite-after). */
+#define TRACER_REWRITE_AFTER 64
+
 /* What the fast path did in a run (ptrace engine). */
 struct tracer_fast_use {
 	bool on;		/* the pool was in the run's filter */
 	const char *why_off;	/* static; NULL when on */
 	uint64_t procs;		/* processes that had the pool mapped */
 	uint64_t procs_failed;	/* ones where mapping it failed */
+	uint64_t procs_short;	/* images that ended before their
+				   rewrite_after-th hot call: their text
+				   left as it was */
+	unsigned rewrite_after;	/* tracer_opts.rewrite_after */
 	uint64_t sites;		/* call sites rewritten */
 	uint64_t sites_unpatched;	/* hot sites left on ptrace stops:
 					   no room, out of reach, bytes

@@ -249,6 +249,13 @@ static bool sampled(struct unwinder *u, int nr)
 	return u->counts[nr]++ % u->sample == 0;
 }
 
+unsigned unwinder_sample_wait(const struct unwinder *u, int nr)
+{
+	if (!u || u->sample <= 1 || nr < 0 || nr >= SYSCALL_SET_MAX)
+		return 0;
+	return (u->sample - u->counts[nr] % u->sample) % u->sample;
+}
+
 uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
 			uint32_t arch, int nr, uint64_t at, bool force)
 {

@@ -34,6 +34,12 @@ void unwinder_free(struct unwinder *u);
  */
 uint32_t unwinder_stack(struct unwinder *u, pid_t tid, pid_t tgid,
 			uint32_t arch, int nr, uint64_t at, bool force);
+/*
+ * Calls of nr that 1-in-N sampling lets go before it unwinds the next
+ * (0: the next one), so that a process rewritten as it runs (whose
+ * trampolines sample its calls from then on) keeps the run's 1 in N.
+ */
+unsigned unwinder_sample_wait(const struct unwinder *u, int nr);
 /* tgid's mappings may have changed (execve, an executable mmap). */
 void unwinder_maps_changed(struct unwinder *u, pid_t tgid);
 /* tgid is gone: its map cache goes. */

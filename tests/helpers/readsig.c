@@ -9,6 +9,9 @@
  *            interrupted read again, the program sees one read return
  *            its byte (strace -f counts each read made again: N+1
  *            reads, N failed, the last the one that returns)
+ * With W (readsig MODE N W), each handler first makes W one-byte writes
+ * to /dev/null: hot calls made while the read it interrupted waits to be
+ * made again at its site (t0955: no rewrite lands under it).
  * Prints "MODE: signals=N read=1".  A child sends the signals: the
  * parent writes a byte to an ack pipe before its first read, and the
  * handler one each time it runs; the child reads a byte, waits until
@@ -32,12 +35,15 @@
 
 static volatile sig_atomic_t got;
 static sigjmp_buf out;
-static int jump, ack_fd;
+static int jump, ack_fd, null_fd, handler_writes;
 
 static void on_usr1(int sig)
 {
 	(void)sig;
 	got++;
+	for (int i = 0; i < handler_writes; i++)
+		if (write(null_fd, "w", 1) != 1)
+			_exit(3);
 	if (write(ack_fd, "a", 1) != 1)
 		_exit(3);
 	if (jump)
@@ -103,13 +109,17 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	pid_t pid;
 
-	if (argc != 3 || (strcmp(argv[1], "longjmp") &&
-			  strcmp(argv[1], "restart"))) {
-		fprintf(stderr, "usage: readsig longjmp|restart N\n");
+	if ((argc != 3 && argc != 4) || (strcmp(argv[1], "longjmp") &&
+					 strcmp(argv[1], "restart"))) {
+		fprintf(stderr, "usage: readsig longjmp|restart N [W]\n");
 		return 2;
 	}
 	jump = !strcmp(argv[1], "longjmp");
 	n = atoi(argv[2]);
+	handler_writes = argc == 4 ? atoi(argv[3]) : 0;
+	null_fd = open("/dev/null", O_WRONLY);
+	if (null_fd < 0)
+		return 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_usr1;
 	sa.sa_flags = jump ? 0 : SA_RESTART;

@@ -141,6 +141,9 @@ struct task *task_find(struct task_table *tt, pid_t tid);
 void task_del(struct task_table *tt, pid_t tid);
 /* Number field of /proc/TID/status ("Tgid"), or missing. */
 long task_status_field(pid_t tid, const char *field, long missing);
+/* The signals tid's process has handlers for (SigCgt: bit sig - 1);
+   all when /proc cannot say. */
+uint64_t task_caught(pid_t tid);
 /* The value of type in tid's auxiliary vector (/proc/TID/auxv), or 0. */
 uint64_t task_auxv(pid_t tid, uint64_t type);
 /* tid as its own (innermost) pid namespace sees it: NSpid's last id. */
@@ -195,6 +198,13 @@ struct loop_hooks {
 	void (*finish)(struct loop *l);
 	/* A syscall stop at ip: the extension's own call (counted there). */
 	bool (*own_stop)(struct loop *l, uint64_t ip);
+	/*
+	 * At a seccomp stop of t (its call known, nothing of it handled
+	 * yet): true when the extension took the call back (the task will
+	 * make it again from where the program made it): the stop counts
+	 * nothing and the task goes on to that second entry.
+	 */
+	bool (*replay)(struct loop *l, struct task *t);
 	/* After the loop's entry handling (t's call known). */
 	void (*entry)(struct loop *l, struct task *t);
 	/* After the exit stop's; arch: the task's now (a new image's). */

@@ -147,6 +147,14 @@ long task_status_field(pid_t tid, const char *field, long missing)
 	return p ? strtol(p, NULL, 10) : missing;
 }
 
+uint64_t task_caught(pid_t tid)
+{
+	char buf[4096];
+	const char *p = status_field(tid, "SigCgt", buf, sizeof(buf));
+
+	return p ? strtoull(p, NULL, 16) : ~0ull;
+}
+
 pid_t task_ns_tid(pid_t tid)
 {
 	char buf[4096], *end;

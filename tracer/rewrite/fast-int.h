@@ -41,6 +41,7 @@ void fast_warm_start(const struct tracer_opts *opts);
 int fast_start(struct loop *l, const struct tracer_target *target);
 void fast_finish(struct loop *l);
 bool fast_own_stop(struct loop *l, uint64_t ip);
+bool fast_replay(struct loop *l, struct task *t);
 void fast_entry(struct loop *l, struct task *t);
 void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret);
 void fast_exec_event(struct loop *l, pid_t tgid);
@@ -87,12 +88,21 @@ struct remote {
 	struct user_regs_struct regs;	/* the task's, put back at the end */
 	uint64_t mask;		/* its blocked signals, likewise */
 	bool masked;
+	bool skipped;		/* remote_begin_entry(): its call put off */
 	bool gone;		/* the task died meanwhile */
 	int gone_status;	/* its wait status then */
 };
 
 /* Takes tid's registers and mask, blocks its signals.  0 or -errno. */
 int remote_begin(struct remote *r, pid_t tid, uint64_t insn);
+/*
+ * At a seccomp stop of tid: its call skipped, to make calls from the
+ * program's own `syscall` just before rip; remote_end() puts the task
+ * back on that instruction with the call's number, to make it again
+ * (r->skipped: even after an error).  0, or -errno (-ENOEXEC: no
+ * `syscall` there).
+ */
+int remote_begin_entry(struct remote *r, pid_t tid);
 /* nr(a..f) made by the task from r->insn: its result, or -ESRCH. */
 int64_t remote_call(struct remote *r, long nr, uint64_t a, uint64_t b,
 		    uint64_t c, uint64_t d, uint64_t e, uint64_t f);
@@ -158,6 +168,24 @@ struct fast_proc {
 	pid_t tgid;
 	struct fast_code *code;
 	struct fast_counters *cnt;
+	/*
+	 * Not rewritten yet: at its rewrite_after-th hot call (hot counts
+	 * them), or as it starts a thread, whichever comes first
+	 * (fast_replay()); false once done, or given up (threads already,
+	 * a memory shared with another process).
+	 */
+	bool pending;
+	uint32_t hot;
+	/*
+	 * While pending: handlers of its entered and not returned from
+	 * (signal deliveries with a handler, less rt_sigreturns).  One may
+	 * have interrupted the program inside a site's bytes, where its
+	 * sigreturn would land in the middle of the jmp: no rewrite while
+	 * any may be running (one left by siglongjmp never returns: none).
+	 */
+	uint32_t handlers;
+	bool counted;		/* in use->procs (an image before had the
+				   pool: one process, as strace counts) */
 };
 
 /*
@@ -197,6 +225,8 @@ struct fast_run {
 	struct fast_calib calib;	/* the calibration child */
 	bool calibrating, clock_tried, clock_ok;
 	uint64_t sample;	/* -k --stack-sample N: N; else 0 */
+	pid_t exec_counted;	/* the process an execve is replacing the
+				   counted image of (fast_exec_event()) */
 };
 int fast_calibrate_end(struct fast_run *f, struct fast_calib *c);
 /* The warm start's mark and thread into f, if fast_warm_start() made
@@ -216,17 +246,30 @@ void fast_counters_put(struct fast_counters *c);
 
 /* map.c: the pool and counters into the process of t at execve's exit. */
 int fast_map_exec(struct loop *l, struct task *t, struct fast_proc *p);
+/*
+ * At a seccomp stop of t: its call put off (*skipped: it is made again
+ * when the task goes on, from its `syscall` at *insn), the pool and
+ * counters mapped.
+ */
+int fast_map_entry(struct loop *l, struct task *t, struct fast_proc *p,
+		   bool *skipped, uint64_t *insn);
 /* A built-in workload's child at its SIGSTOP, just after the kill. */
 int fast_map_stopped(struct loop *l, struct task *t, struct fast_proc *p);
 /* A fork child (own memory) of parent: counters of its own. */
 int fast_map_fork(struct loop *l, pid_t tid, struct fast_proc *child);
 
-/* patch.c: the sites of the object fd maps at addr (file offset off). */
+/*
+ * patch.c: the sites of the object fd maps at addr (file offset off).
+ * ip (or NULL): where t, stopped on a `syscall` it makes again, goes on;
+ * the start of that syscall's site once it is rewritten, so the call
+ * takes its trampoline.
+ */
 void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 			uint64_t addr, uint64_t len, uint64_t off,
-			const char *file);
-/* At exec: the program's and its interpreter's executable mappings. */
-void fast_patch_image(struct loop *l, struct task *t, struct fast_proc *p);
+			const char *file, uint64_t *ip);
+/* Every executable mapping of a file that the process of t has. */
+void fast_patch_image(struct loop *l, struct task *t, struct fast_proc *p,
+		      uint64_t *ip);
 /* The trampoline holding ip in code, or NULL. */
 const struct fast_tramp *fast_tramp_at(const struct fast_code *c,
 				       uint64_t ip);

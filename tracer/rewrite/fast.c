@@ -6,7 +6,13 @@
  * file only decides, at the stops the engine takes anyway, what the
  * pool, the sites and the counters need:
  *   execve's entry:  the image's counters folded (its fds still open);
- *   execve's exit:   the pool and counters mapped (map.c);
+ *   execve's exit:   the pool and counters mapped (map.c), or, with
+ *                    rewrite_after, nothing yet: the process is
+ *                    pending;
+ *   a hot call's entry, the rewrite_after-th of a pending process, or
+ *   a clone that starts its second thread: the call put off, the pool
+ *                    mapped and every object's sites patched, the
+ *                    call made again (fast_replay());
  *   mmap's exit:     an executable object's sites patched (patch.c);
  *   a new process:   held at its first stop until its parent's event
  *                    says whose memory it has; a fork child gets
@@ -17,6 +23,7 @@
  *   a signal in P:   the task put back where the program is (tramp.c).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +35,7 @@
 #include <linux/kcmp.h>
 #include <linux/ptrace.h>
 #include "tracer/rewrite/fast-int.h"
+#include "unwind/unwind.h"
 
 /* --- the run --- */
 
@@ -93,6 +101,15 @@ static const char *fast_why_not(const struct loop *l,
 	return rw_tsc_unusable();
 }
 
+/* p's process ends: one that never had the pool, and was waiting for
+   its rewrite_after-th hot call, made fewer. */
+static void proc_end(struct fast_run *f, struct fast_proc *p)
+{
+	if (p->pending && !p->counted)
+		f->use->procs_short++;
+	fast_proc_drop(f, p->tgid);
+}
+
 int fast_start(struct loop *l, const struct tracer_target *target)
 {
 	struct tracer_fast_use *use = &l->res->fast;
@@ -108,6 +125,7 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	if (!f)
 		return -ENOMEM;
 	f->use = use;
+	use->rewrite_after = l->opts->rewrite_after;
 	f->sample = l->opts->stacks ? l->opts->stack_sample : 0;
 	f->sink = l->sink;
 	choose_slots(f, &l->plan);
@@ -154,7 +172,7 @@ void fast_finish(struct loop *l)
 		fast_calibrate_end(f, &f->calib);
 	while (f->nproc) {
 		fast_fold(f, &f->proc[0], 0, -1);
-		fast_proc_drop(f, f->proc[0].tgid);
+		proc_end(f, &f->proc[0]);
 	}
 	free(f->proc);
 	fast_objects_free(f);
@@ -230,7 +248,7 @@ void fast_entry(struct loop *l, struct task *t)
 	if (!maps_code && !frees_fds(t, &lo, &hi))
 		return;
 	p = fast_proc_find(f, t->tgid ? t->tgid : t->tid);
-	if (!p)
+	if (!p || !p->cnt)	/* pending: its sites all at its rewrite */
 		return;
 	if (maps_code) {
 		fast_task(t)->map = true;
@@ -238,6 +256,14 @@ void fast_entry(struct loop *l, struct task *t)
 	} else {
 		fast_fold(f, p, lo, hi);
 	}
+}
+
+/* p has the pool: one more process, unless an image before had it. */
+static void count_proc(struct fast_run *f, struct fast_proc *p)
+{
+	if (!p->counted)
+		f->use->procs++;
+	p->counted = true;
 }
 
 /* At a call's exit: execve's new image, mmap's new object. */
@@ -258,7 +284,7 @@ void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret)
 			snprintf(path, sizeof(path), "/proc/%d/fd/%d",
 				 (int)t->tid, (int)t->args[4]);
 			fast_patch_mapping(l, t, p, (uint64_t)ret, t->args[1],
-					   t->args[5], path);
+					   t->args[5], path, NULL);
 		}
 		return;
 	}
@@ -270,15 +296,23 @@ void fast_exit(struct loop *l, struct task *t, uint32_t arch, int64_t ret)
 	p = fast_proc_add(f, tgid);
 	if (!p)
 		return;
+	p->counted = f->exec_counted == tgid;
+	f->exec_counted = 0;
+	if (f->use->rewrite_after) {
+		TRACER_DEBUG("pid %d: execve returned: rewritten at hot call "
+			     "%u", (int)tgid, f->use->rewrite_after);
+		p->pending = true;
+		return;
+	}
 	TRACER_DEBUG("pid %d: execve returned: the pool goes in", (int)tgid);
 	if (fast_map_exec(l, t, p) < 0) {
 		f->use->procs_failed++;
 		fast_proc_drop(f, tgid);
 		return;
 	}
-	f->use->procs++;
+	count_proc(f, p);
 	TRACER_DEBUG("pid %d: pool and counters mapped", (int)tgid);
-	fast_patch_image(l, t, p);
+	fast_patch_image(l, t, p, NULL);
 	TRACER_DEBUG("pid %d: image patched", (int)tgid);
 }
 
@@ -299,8 +333,8 @@ void fast_spawned(struct loop *l, struct task *t)
 		fast_proc_drop(f, t->tid);
 		return;
 	}
-	f->use->procs++;
-	fast_patch_image(l, t, p);
+	count_proc(f, p);
+	fast_patch_image(l, t, p, NULL);
 }
 
 /* PTRACE_EVENT_EXEC: what the old image's threads counted, then none. */
@@ -311,11 +345,11 @@ void fast_exec_event(struct loop *l, pid_t tgid)
 	if (!p)
 		return;
 	fast_fold(l->fast, p, 0, -1);
-	fast_proc_drop(l->fast, tgid);
 	/* One process, as strace -f counts them: its next image is not a
 	   second one. */
-	if (l->fast->use->procs)
-		l->fast->use->procs--;
+	if (p->counted)
+		l->fast->exec_counted = tgid;
+	fast_proc_drop(l->fast, tgid);
 }
 
 /* PTRACE_EVENT_EXIT of a task: its fds are still open; fold them. */
@@ -351,7 +385,95 @@ void fast_gone(struct loop *l, struct task *t)
 		return;
 	fast_fold(l->fast, p, 0, -1);
 	if (!others_of(l, tgid, t->tid))
-		fast_proc_drop(l->fast, tgid);
+		proc_end(l->fast, p);
+}
+
+/* --- a process rewritten as it runs --- */
+
+/*
+ * Whether t's call is a clone whose child runs on this memory beside it
+ * (a thread, CLONE_VM without vfork's wait); clone3's flags are the
+ * first word of its struct clone_args.
+ */
+static bool starts_sharer(const struct task *t)
+{
+	uint64_t flags = t->args[0];
+
+	if (t->nr == SYS_clone3) {
+		errno = 0;
+		flags = (uint64_t)ptrace(PTRACE_PEEKDATA, t->tid,
+					 (void *)t->args[0], 0L);
+		if (errno)
+			return false;
+	} else if (t->nr != SYS_clone) {
+		return false;
+	}
+	return (flags & CLONE_VM) && !(flags & CLONE_VFORK);
+}
+
+/*
+ * The entry of t's call, in a process still pending: at its
+ * rewrite_after-th hot call, or at a clone that would start a second
+ * task on its text, the process gets the pool and every object it has
+ * mapped its sites, while t is its only task and stopped: the call is
+ * put off and made again once the sites are rewritten, from the start
+ * of its own site when that is one of them (through the trampoline,
+ * counted there), else from its `syscall`.  True: the call was put off,
+ * and this stop counts nothing.
+ */
+bool fast_replay(struct loop *l, struct task *t)
+{
+	struct fast_run *f = l->fast;
+	struct user_regs_struct regs;
+	struct fast_proc *p;
+	bool hot, skipped = false;
+	uint64_t insn = 0, ip;
+	pid_t tgid = t->tgid ? t->tgid : t->tid;
+
+	if (!f || t->arch != syscall_pers[0].arch || t->nr < 0)
+		return false;
+	hot = t->nr < 512 && f->slot_of[t->nr] >= 0;
+	if (!hot && t->nr != SYS_clone && t->nr != SYS_clone3 &&
+	    t->nr != SYS_rt_sigreturn)
+		return false;
+	p = fast_proc_find(f, tgid);
+	if (!p || !p->pending)
+		return false;
+	if (t->nr == SYS_rt_sigreturn) {
+		p->handlers -= p->handlers > 0;
+		return false;
+	}
+	if (hot ? ++p->hot < f->use->rewrite_after : !starts_sharer(t))
+		return false;
+	/* A handler may be running: at a later hot call, once none is. */
+	if (p->handlers) {
+		p->pending = hot;
+		return false;
+	}
+	p->pending = false;
+	/* Another task may be running this text, or a filter of the
+	   program's own judge iotrace's calls: left on stops. */
+	if (l->own_filters || others_of(l, tgid, t->tid))
+		return false;
+	TRACER_DEBUG("pid %d: its %s: the pool goes in", (int)tgid,
+		     hot ? "hot call" : "second task");
+	if (fast_map_entry(l, t, p, &skipped, &insn) < 0) {
+		f->use->procs_failed++;
+		return skipped;
+	}
+	count_proc(f, p);
+	/* -k --stack-sample: its trampolines go on with ptrace's 1 in N */
+	for (int slot = 0; f->sample > 1 && slot < f->nslots; slot++)
+		p->cnt->mem->sample_left[slot] =
+			unwinder_sample_wait(l->unwind, f->nr_of[slot]);
+	ip = insn;
+	fast_patch_image(l, t, p, &ip);
+	if (ip != insn && ptrace(PTRACE_GETREGS, t->tid, 0L, &regs) == 0) {
+		regs.rip = ip;
+		ptrace(PTRACE_SETREGS, t->tid, 0L, &regs);
+	}
+	TRACER_DEBUG("pid %d: image patched, the call made again", (int)tgid);
+	return true;
 }
 
 /* --- new processes --- */
@@ -387,7 +509,26 @@ static void setup_child(struct loop *l, struct task *c, pid_t parent_tgid)
 		cp->cnt = fast_counters_get(pp->cnt);
 		return;
 	}
-	f->use->procs++;
+	count_proc(f, cp);
+}
+
+/*
+ * The child c of a process without the pool, at its parent's event: a
+ * copy of its memory as it is now, so without the pool whenever its own
+ * first stop comes (the parent may be rewritten before): pending too,
+ * rewritten at its own hot calls; one on the parent's memory never is
+ * (it runs beside it, or its parent waits until it execs).
+ */
+static void copy_pending(struct fast_run *f, struct task *c,
+			 pid_t parent_tgid)
+{
+	struct fast_proc *pp, *cp;
+
+	if (fast_proc_find(f, c->tgid) || !(cp = fast_proc_add(f, c->tgid)))
+		return;
+	pp = fast_proc_find(f, parent_tgid);	/* the table may have moved */
+	cp->pending = pp->pending && !fast_task(c)->shares;
+	cp->handlers = pp->handlers;	/* a fork in a handler is in it */
 }
 
 bool fast_hold_first(struct loop *l, struct task *t, int status)
@@ -433,8 +574,13 @@ pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,
 	 * event and the child has not run.
 	 */
 	if (pp && (c->tgid == parent_tgid ||
-		   (fast_task(c)->shares && !vfork)))
+		   (fast_task(c)->shares && !vfork))) {
 		fast_code_threaded(pp->code);
+		/* Its text is run by two tasks now: left as it is. */
+		pp->pending = false;
+	}
+	if (pp && !pp->cnt && c->tgid != parent_tgid)
+		copy_pending(l->fast, c, parent_tgid);
 	if (!c->held) {
 		fast_task(c)->parent = parent_tgid;	/* at its first stop */
 		return 0;
@@ -619,6 +765,11 @@ bool fast_signal_stop(struct loop *l, struct task *t, int sig)
 	uint64_t elapsed = 0;
 	bool uncount = false;
 
+	/* A pending process's handler about to run (fast_replay()). */
+	p = f ? fast_proc_find(f, t->tgid ? t->tgid : t->tid) : NULL;
+	if (p && p->pending && sig > 0 && sig <= 64 &&
+	    (task_caught(t->tid) >> (sig - 1) & 1))
+		p->handlers++;
 	if (!f || ptrace(PTRACE_GETREGS, t->tid, 0L, &r) < 0 ||
 	    !in_pool(f, r.rip))
 		return false;

@@ -20,6 +20,7 @@ const struct loop_hooks fast_hooks = {
 	.start = hook_start,
 	.finish = fast_finish,
 	.own_stop = fast_own_stop,
+	.replay = fast_replay,
 	.entry = fast_entry,
 	.exit_stop = fast_exit,
 	.exec_event = fast_exec_event,

@@ -211,6 +211,40 @@ static int map_all(struct loop *l, struct remote *r, struct fast_proc *p,
 }
 
 /*
+ * map_all() from the stop r was begun at, "iotrace" (the memfds' name)
+ * put below the stack past the red zone meanwhile, then as it was.
+ */
+static int map_named(struct loop *l, struct remote *r, struct fast_proc *p)
+{
+	uint64_t name_at = (r->regs.rsp - 512) & ~7ull, name_was;
+	int err;
+
+	errno = 0;
+	name_was = (uint64_t)ptrace(PTRACE_PEEKDATA, r->tid, (void *)name_at,
+				    0L);
+	if (errno)
+		return -errno;
+	if (ptrace(PTRACE_POKEDATA, r->tid, (void *)name_at,
+		   (void *)0x0065636172746f69ull /* "iotrace" */) < 0)
+		return -errno;
+	err = map_all(l, r, p, name_at);
+	ptrace(PTRACE_POKEDATA, r->tid, (void *)name_at, (void *)name_was);
+	return err;
+}
+
+/* The task's calls ended (r): a death meanwhile is the loop's to see. */
+static int map_end(struct loop *l, struct remote *r, int err)
+{
+	if (remote_end(r) < 0 && !err)
+		err = -ESRCH;
+	if (r->gone) {
+		l->deferred_tid = r->tid;
+		l->deferred_status = r->gone_status;
+	}
+	return err;
+}
+
+/*
  * The mappings made from a stop of t: at execve's exit the word at the
  * entry point becomes a `syscall` (poke); at a built-in workload's
  * first stop, its SIGSTOP, the kill's own `syscall` just before rip is
@@ -220,48 +254,46 @@ static int map_from_stop(struct loop *l, struct task *t, struct fast_proc *p,
 			 bool poke)
 {
 	struct remote r;
-	uint64_t name_at, name_was, word;
+	uint64_t word;
 	int err;
 
 	err = remote_begin(&r, t->tid, 0);
 	if (err)
 		goto out;
 	r.insn = poke ? r.regs.rip : r.regs.rip - 2;
-	/* "iotrace" below the stack (past the red zone), then as it was. */
-	name_at = (r.regs.rsp - 512) & ~7ull;
 	errno = 0;
 	word = (uint64_t)ptrace(PTRACE_PEEKTEXT, t->tid, (void *)r.insn, 0L);
-	name_was = (uint64_t)ptrace(PTRACE_PEEKDATA, t->tid, (void *)name_at,
-				    0L);
 	if (errno) {
 		err = -errno;
-		goto out_end;
+		goto out;
 	}
 	if (!poke && (word & 0xffff) != SYSCALL_INSN) {
 		err = -ENOEXEC;
-		goto out_end;
+		goto out;
 	}
-	if ((poke && ptrace(PTRACE_POKETEXT, t->tid, (void *)r.insn,
-			    (void *)((word & ~0xffffull) | SYSCALL_INSN)) < 0) ||
-	    ptrace(PTRACE_POKEDATA, t->tid, (void *)name_at,
-		   (void *)0x0065636172746f69ull /* "iotrace" */) < 0) {
+	if (poke && ptrace(PTRACE_POKETEXT, t->tid, (void *)r.insn,
+			   (void *)((word & ~0xffffull) | SYSCALL_INSN)) < 0) {
 		err = -errno;
-		goto out_word;
+		goto out;
 	}
-	err = map_all(l, &r, p, name_at);
-	ptrace(PTRACE_POKEDATA, t->tid, (void *)name_at, (void *)name_was);
-out_word:
+	err = map_named(l, &r, p);
 	if (poke)
 		ptrace(PTRACE_POKETEXT, t->tid, (void *)r.insn, (void *)word);
-out_end:
-	if (remote_end(&r) < 0 && !err)
-		err = -ESRCH;
 out:
-	if (r.gone) {
-		l->deferred_tid = t->tid;
-		l->deferred_status = r.gone_status;
-	}
-	return err;
+	return map_end(l, &r, err);
+}
+
+int fast_map_entry(struct loop *l, struct task *t, struct fast_proc *p,
+		   bool *skipped, uint64_t *insn)
+{
+	struct remote r;
+	int err = remote_begin_entry(&r, t->tid);
+
+	if (!err)
+		err = map_named(l, &r, p);
+	*skipped = r.skipped;
+	*insn = r.insn;
+	return map_end(l, &r, err);
 }
 
 int fast_map_exec(struct loop *l, struct task *t, struct fast_proc *p)

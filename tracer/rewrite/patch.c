@@ -248,13 +248,13 @@ static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
 
 void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 			uint64_t addr, uint64_t len, uint64_t off,
-			const char *file)
+			const char *file, uint64_t *ip)
 {
 	struct fast_run *f = l->fast;
 	const struct fast_object *o;
 	const struct rw_site *s;
 	char path[64];
-	uint64_t done, failed;
+	uint64_t done, failed, a;
 	size_t i;
 	int mem, bytes;
 
@@ -275,11 +275,16 @@ void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 		if (s->offset < off || s->offset + RW_SITE_MAX > off + len ||
 		    f->slot_of[s->nr] < 0)
 			continue;
-		if (patch_site(f, p->code, mem, bytes,
-			       addr + (s->offset - off), s))
+		a = addr + (s->offset - off);
+		if (patch_site(f, p->code, mem, bytes, a, s)) {
 			f->use->sites++;
-		else
+			/* t, stopped at this site's syscall, makes its call
+			   again through the jmp, its trampoline's way */
+			if (ip && *ip == a + s->resume - s->post_len - 2)
+				*ip = a;
+		} else {
 			f->use->sites_unpatched++;
+		}
 	}
 	if (bytes >= 0)
 		close(bytes);
@@ -300,9 +305,11 @@ void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 /*
  * At exec, what the kernel mapped: the program and its interpreter, the
  * executable mappings of /proc/PID/maps with a file (a static program
- * has its libc in it).
+ * has its libc in it); later (a process rewritten at its hot calls),
+ * every object it has mapped by then.
  */
-void fast_patch_image(struct loop *l, struct task *t, struct fast_proc *p)
+void fast_patch_image(struct loop *l, struct task *t, struct fast_proc *p,
+		      uint64_t *ip)
 {
 	unsigned long long lo, hi, off;
 	char path[64], line[4400], perms[8], file[4097];
@@ -318,7 +325,7 @@ void fast_patch_image(struct loop *l, struct task *t, struct fast_proc *p)
 			   &hi, perms, &off, file) < 4 || perms[2] != 'x' ||
 		    file[0] != '/')
 			continue;
-		fast_patch_mapping(l, t, p, lo, hi - lo, off, file);
+		fast_patch_mapping(l, t, p, lo, hi - lo, off, file, ip);
 	}
 	fclose(maps);
 }

@@ -10,6 +10,11 @@
  * handler of the program can run in between; the mask and registers go
  * back at the end.  A stop this does not expect (the task killed, a
  * group-stop) ends the calls with -ESRCH or is stepped over.
+ *
+ * From a seccomp stop (remote_begin_entry()), the call the task is
+ * entering is skipped first, and made again when the task goes on: its
+ * `syscall` is the calls', and the registers put back at the end are
+ * the entry's, rip on that instruction and rax the call's number.
  */
 #include <errno.h>
 #include <signal.h>
@@ -33,6 +38,13 @@ int remote_begin(struct remote *r, pid_t tid, uint64_t insn)
 		return -errno;
 	r->masked = true;
 	return 0;
+}
+
+/* The signals an instruction raises when it faults. */
+static bool is_fault(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL ||
+	       sig == SIGFPE || sig == SIGTRAP;
 }
 
 /* Waits for tid's next syscall stop; its op, or -ESRCH (gone: *gone). */
@@ -60,6 +72,14 @@ static int next_syscall_stop(struct remote *r, int64_t *rval)
 			}
 		}
 		/*
+		 * A fault of the instruction the task was sent to (no
+		 * `syscall` there, or not mapped): the calls end, the
+		 * fault undelivered (remote_end() puts the task back where
+		 * it was); resumed, it would only fault again.
+		 */
+		if (status >> 16 == 0 && is_fault(WSTOPSIG(status)))
+			return -EFAULT;
+		/*
 		 * An entry or seccomp stop of the call, or a stop no
 		 * blocked signal can make (SIGSTOP's group-stop): on to
 		 * its exit.  A signal-delivery stop of SIGSTOP is let
@@ -70,6 +90,36 @@ static int next_syscall_stop(struct remote *r, int64_t *rval)
 			   (void *)(long)SIGSTOP : NULL) < 0)
 			return -errno;
 	}
+}
+
+int remote_begin_entry(struct remote *r, pid_t tid)
+{
+	struct user_regs_struct regs;
+	int64_t rval;
+	uint64_t word;
+	int err = remote_begin(r, tid, 0);
+
+	if (err)
+		return err;
+	/* The program's `syscall`, which its calls are made from again. */
+	errno = 0;
+	word = (uint64_t)ptrace(PTRACE_PEEKTEXT, tid,
+				(void *)(r->regs.rip - 2), 0L);
+	if (errno || (word & 0xffff) != 0x050f)
+		return errno ? -errno : -ENOEXEC;
+	r->insn = r->regs.rip - 2;
+	/* Its call skipped (-1: none), to its exit stop. */
+	regs = r->regs;
+	regs.orig_rax = (uint64_t)-1;
+	if (ptrace(PTRACE_SETREGS, tid, 0L, &regs) < 0)
+		return -errno;
+	/* Skipped: back at the end, it makes the call again. */
+	r->skipped = true;
+	r->regs.rip = r->insn;
+	r->regs.rax = r->regs.orig_rax;
+	if (ptrace(PTRACE_SYSCALL, tid, 0L, 0L) < 0)
+		return -errno;
+	return next_syscall_stop(r, &rval);
 }
 
 int64_t remote_call(struct remote *r, long nr, uint64_t a, uint64_t b,
@@ -101,9 +151,12 @@ int remote_end(struct remote *r)
 {
 	if (r->gone)
 		return -ESRCH;
+	/* A remote_begin() that failed changed nothing to put back. */
+	if (!r->masked)
+		return 0;
 	if (ptrace(PTRACE_SETREGS, r->tid, 0L, &r->regs) < 0 ||
-	    (r->masked && ptrace(PTRACE_SETSIGMASK, r->tid,
-				 (void *)sizeof(r->mask), &r->mask) < 0))
+	    ptrace(PTRACE_SETSIGMASK, r->tid, (void *)sizeof(r->mask),
+		   &r->mask) < 0)
 		return -errno;
 	return 0;
 }
