@@ -41,6 +41,9 @@ TRUE=$(path_of true)
 echo 'tar cf - /usr/include 2>/dev/null | cat >/dev/null' >"$work/tarpipe.sh"
 head -c 268435456 /dev/zero >"$shm/big"
 echo "cat $shm/big | cat >/dev/null" >"$work/catpipe.sh"
+# A shell script's many short commands (a build's, a configure's): 200
+# execs of true, each a process that makes a handful of hot calls.
+echo "i=0; while [ \$i -lt 200 ]; do $TRUE; i=\$((i + 1)); done" >"$work/execs.sh"
 workloads="dd|$DD if=/dev/zero of=$work/dd.out bs=1024 count=20480
 bufwrite1|$HELPERS/writeloop $work/bw.out 100000 1
 tarpipe|$SH $work/tarpipe.sh
@@ -48,6 +51,7 @@ threads|$HELPERS/writeloop $work/mt.out 25000 1 4
 shm1m|$HELPERS/writeloop $shm/w.out 1000000 1
 null1m|$HELPERS/writeloop /dev/null 1000000 1
 catpipe|$SH $work/catpipe.sh
+execs|$SH $work/execs.sh
 startup|$TRUE"
 
 # Modes: name and the prefix that traces a command.  Each tool's report
@@ -61,6 +65,7 @@ modes="untraced|
 strace|strace -f -c -o $shm/s.txt
 strace-bpf-write|strace -f -c --seccomp-bpf -e trace=write -o $shm/s.txt
 iotrace|$IOTRACE -o $shm/i.txt --
+iotrace-at-exec|$IOTRACE --rewrite-after=0 -o $shm/i.txt --
 iotrace-no-seccomp|$IOTRACE --no-seccomp -o $shm/i.txt --
 iotrace-count-only|$IOTRACE --engine=ptrace --count-only -o $shm/i.txt --
 iotrace-write|$IOTRACE -e trace=write -o $shm/i.txt --
@@ -119,7 +124,7 @@ fi
 runs() { # workload mode: is the pair measured?
 	case $1 in shm1m | null1m) ;; *) return 0 ;; esac
 	case $2 in
-	untraced | iotrace | iotrace-no-rewrite | strace | perf-trace | bpftrace) return 0 ;;
+	untraced | iotrace | iotrace-at-exec | iotrace-no-rewrite | strace | perf-trace | bpftrace) return 0 ;;
 	esac
 	return 1
 }
@@ -216,13 +221,13 @@ check "$(ratio "$(wall_of dd iotrace-openat)" "$(wall_of dd untraced)")" 1.3 \
 # under each tool it is compared with, and its targets.  The start-up
 # row is each tool's fixed cost (in ms: /bin/true), which the ratios of
 # the short workloads include.
-i21_modes="iotrace iotrace-no-rewrite strace perf-trace bpftrace"
+i21_modes="iotrace iotrace-at-exec iotrace-no-rewrite strace perf-trace bpftrace"
 echo
 echo "issue 21: wall / untraced, median of $REPS (start-up: wall ms of $TRUE)"
 printf '%-10s %9s' workload "untraced"
 for m in $i21_modes; do has_mode "$m" && printf ' %10.10s' "$m"; done
 echo
-for w in dd shm1m null1m catpipe startup; do
+for w in dd shm1m null1m catpipe execs startup; do
 	base=$(wall_of "$w" untraced)
 	if [ $w = startup ]; then
 		printf '%-10s %9.1f' "$w" "$(awk -v n="$base" 'BEGIN { print n / 1e6 }')"
@@ -255,7 +260,7 @@ echo "issue 21: the same, each round's runs against each other (lowest-highest o
 printf '%-10s' workload
 for m in $i21_modes; do has_mode "$m" && printf ' %12.12s' "$m"; done
 echo
-for w in dd shm1m null1m catpipe; do
+for w in dd shm1m null1m catpipe execs; do
 	printf '%-10s' "$w"
 	for m in $i21_modes; do
 		has_mode "$m" && printf ' %12s' "$(round_range "$w" "$m")"
