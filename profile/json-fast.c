@@ -24,6 +24,8 @@ static const struct {
 	  false },
 	{ "processes_short", offsetof(struct profile_fast, procs_short),
 	  true },
+	{ "processes_unsafe", offsetof(struct profile_fast, procs_unsafe),
+	  true },
 	{ "rewrite_after", offsetof(struct profile_fast, rewrite_after),
 	  true },
 	{ "sites", offsetof(struct profile_fast, sites), false },
@@ -62,6 +64,7 @@ void profile_set_fast(struct profile *p, const struct tracer_fast_use *u)
 	f->procs = u->procs;
 	f->procs_failed = u->procs_failed;
 	f->procs_short = u->procs_short;
+	f->procs_unsafe = u->procs_unsafe;
 	f->rewrite_after = u->rewrite_after;
 	f->sites = u->sites;
 	f->sites_unpatched = u->sites_unpatched;

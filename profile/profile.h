@@ -404,7 +404,7 @@ struct profile_fast {
 	/* Processes that ended before their rewrite_after-th hot call,
 	   their text as it was (0 and 0 in runs saved before: rewritten
 	   at exec). */
-	uint64_t procs_short, rewrite_after;
+	uint64_t procs_short, procs_unsafe, rewrite_after;
 	uint64_t sites, sites_unpatched, sites_refused;
 	/* Calibrated at the run's start (tracer_fast_use): what a call
 	   through a trampoline adds to the wall, as a range, through a

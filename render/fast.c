@@ -48,6 +48,13 @@ void fast_render_header(FILE *f, const struct profile *p)
 			x->procs_short == 1 ? "" : "es",
 			(unsigned long long)x->rewrite_after,
 			x->procs_short == 1 ? "its" : "their");
+	if (x->procs_unsafe)
+		fprintf(f, "; %s process%s left on stops, not safe to rewrite "
+			"(threads or a signal handler running, memory shared, "
+			"a seccomp filter of %s own)",
+			fmt_thousands(n, sizeof(n), x->procs_unsafe),
+			x->procs_unsafe == 1 ? "" : "es",
+			x->procs_unsafe == 1 ? "its" : "their");
 	if (x->procs_failed)
 		fprintf(f, "; %s process%s without the pool",
 			fmt_thousands(n, sizeof(n), x->procs_failed),

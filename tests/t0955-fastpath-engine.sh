@@ -97,6 +97,27 @@ test_expect_success PTRACE,STRACE 'a handler'"'"'s hot calls: no rewrite under t
 	test "$(fast_calls t)" -gt 0
 '
 
+# Where a rewrite is due but not safe, the process stays on stops for
+# good, counted as strace counts, and the header says so: handlers left
+# by siglongjmp never return (one may still be running), and a filter of
+# the program's own would judge the calls that map the pool.
+test_expect_success PTRACE,STRACE 'handlers left by siglongjmp: left on stops, and said' '
+	"$IOTRACE" -v -o r -- "$HELPERS/readsig" longjmp 3 100 >out &&
+	strace -f -c -o s "$HELPERS/readsig" longjmp 3 100 >/dev/null &&
+	test "$(table_calls write r)" = "$(table_calls write s)" &&
+	test "$(table_calls read r)" = "$(table_calls read s)" &&
+	test "$(fast_calls r)" = 0 &&
+	grep -q "; 1 process left on stops, not safe to rewrite (threads or a signal handler running, memory shared, a seccomp filter of its own)$" r
+'
+
+test_expect_success PTRACE 'a seccomp filter of its own: left on stops, and said' '
+	"$IOTRACE" -v -o r -- "$HELPERS/seccomp-own" 0 100 >out &&
+	test "$(table_calls write r)" -ge 100 &&
+	test "$(fast_calls r)" = 0 &&
+	grep -q "; 1 process left on stops, not safe to rewrite (" r &&
+	! grep -q "made fewer than" r
+'
+
 # The read sites are of the other shape (xor, 10 bytes rewritten): the
 # 64th read made again through its site, a pipe's data all through.
 test_expect_success PTRACE 'a read loop rewritten as it runs: the data unchanged' '

@@ -245,9 +245,13 @@ struct tracer_fast_use {
 	const char *why_off;	/* static; NULL when on */
 	uint64_t procs;		/* processes that had the pool mapped */
 	uint64_t procs_failed;	/* ones where mapping it failed */
-	uint64_t procs_short;	/* images that ended before their
+	uint64_t procs_short;	/* processes that ended before their
 				   rewrite_after-th hot call: their text
 				   left as it was */
+	uint64_t procs_unsafe;	/* ones left on stops where a rewrite
+				   was not safe: threads or a handler
+				   running, memory shared, a seccomp
+				   filter of their own */
 	unsigned rewrite_after;	/* tracer_opts.rewrite_after */
 	uint64_t sites;		/* call sites rewritten */
 	uint64_t sites_unpatched;	/* hot sites left on ptrace stops:

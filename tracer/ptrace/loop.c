@@ -128,9 +128,9 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 	t->act = act;
 	t->forked = 0;
 	memcpy(t->args, args, sizeof(t->args));
-	/* At a seccomp stop, the extension may take the call back first
-	   (the fast path rewriting the process): its second entry counts. */
-	if (l->hooks && !t->entered && !calib) {
+	/* The extension may take the call back first (the fast path
+	   rewriting the process): its second entry counts. */
+	if (l->hooks && !calib) {
 		task_tgid(t);
 		if (l->hooks->replay(l, t)) {
 			t->in_syscall = false;

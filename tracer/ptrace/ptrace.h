@@ -199,10 +199,11 @@ struct loop_hooks {
 	/* A syscall stop at ip: the extension's own call (counted there). */
 	bool (*own_stop)(struct loop *l, uint64_t ip);
 	/*
-	 * At a seccomp stop of t (its call known, nothing of it handled
-	 * yet): true when the extension took the call back (the task will
-	 * make it again from where the program made it): the stop counts
-	 * nothing and the task goes on to that second entry.
+	 * At an entry of t (its call known, nothing of it handled yet;
+	 * t->entered: an entry stop, else a seccomp stop): true when the
+	 * extension took the call back (the task will make it again from
+	 * where the program made it): the stop counts nothing and the
+	 * task goes on to that second entry.
 	 */
 	bool (*replay)(struct loop *l, struct task *t);
 	/* After the loop's entry handling (t's call known). */

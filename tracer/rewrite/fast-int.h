@@ -186,6 +186,8 @@ struct fast_proc {
 	uint32_t handlers;
 	bool counted;		/* in use->procs (an image before had the
 				   pool: one process, as strace counts) */
+	bool unsafe;		/* not rewritten where a rewrite was due:
+				   not safe then (use->procs_unsafe) */
 };
 
 /*

@@ -101,11 +101,14 @@ static const char *fast_why_not(const struct loop *l,
 	return rw_tsc_unusable();
 }
 
-/* p's process ends: one that never had the pool, and was waiting for
-   its rewrite_after-th hot call, made fewer. */
+/* p's process ends: one that never had the pool made fewer hot calls
+   than its rewrite waited for, or was not safe to rewrite when due. */
 static void proc_end(struct fast_run *f, struct fast_proc *p)
 {
-	if (p->pending && !p->counted)
+	if (!p->counted && (p->unsafe || (p->pending &&
+					  p->hot >= f->use->rewrite_after)))
+		f->use->procs_unsafe++;
+	else if (!p->counted && p->pending)
 		f->use->procs_short++;
 	fast_proc_drop(f, p->tgid);
 }
@@ -448,13 +451,17 @@ bool fast_replay(struct loop *l, struct task *t)
 	/* A handler may be running: at a later hot call, once none is. */
 	if (p->handlers) {
 		p->pending = hot;
+		p->unsafe = !hot;
 		return false;
 	}
 	p->pending = false;
 	/* Another task may be running this text, or a filter of the
-	   program's own judge iotrace's calls: left on stops. */
-	if (l->own_filters || others_of(l, tgid, t->tid))
+	   program's own judge iotrace's calls (and stop the task at every
+	   call, at an entry stop): left on stops. */
+	if (t->entered || l->own_filters || others_of(l, tgid, t->tid)) {
+		p->unsafe = true;
 		return false;
+	}
 	TRACER_DEBUG("pid %d: its %s: the pool goes in", (int)tgid,
 		     hot ? "hot call" : "second task");
 	if (fast_map_entry(l, t, p, &skipped, &insn) < 0) {
@@ -577,6 +584,7 @@ pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,
 		   (fast_task(c)->shares && !vfork))) {
 		fast_code_threaded(pp->code);
 		/* Its text is run by two tasks now: left as it is. */
+		pp->unsafe |= pp->pending;
 		pp->pending = false;
 	}
 	if (pp && !pp->cnt && c->tgid != parent_tgid)
