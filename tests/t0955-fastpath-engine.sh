@@ -118,6 +118,20 @@ test_expect_success PTRACE 'a seccomp filter of its own: left on stops, and said
 	! grep -q "made fewer than" r
 '
 
+# A process with threads takes glibc's other splice, which loads two
+# arguments from its frame between the number and the syscall (the loads
+# shape): its mov is rewritten, the trampoline runs a copy of the loads
+# first.  Before, its splices all stopped (a 2-thread program: 3 of
+# 2,048 calls on the fast path).
+test_expect_success PTRACE,STRACE 'splice with threads: the loads shape, on the fast path' '
+	head -c 4000000 /dev/urandom >data &&
+	"$IOTRACE" -v -o r -- "$HELPERS/splicecat" -t data >got &&
+	cmp data got &&
+	strace -f -c -o s "$HELPERS/splicecat" -t data >/dev/null &&
+	test "$(table_calls splice r)" = "$(table_calls splice s)" &&
+	test "$(fast_calls r)" -ge $(($(table_calls splice r) - 2))
+'
+
 # The read sites are of the other shape (xor, 10 bytes rewritten): the
 # 64th read made again through its site, a pipe's data all through.
 test_expect_success PTRACE 'a read loop rewritten as it runs: the data unchanged' '

@@ -143,6 +143,39 @@ FUNC(rw_both)
 	ret
 END(rw_both)
 
+/* Accepted, the loads shape (pwrite64, 18), as glibc's splice when it
+ * has threads: the mov, two loads from the frame, then the syscall. */
+FUNC(rw_loads)
+	.byte 0xb8, 18, 0, 0, 0			/* mov $18,%eax */
+	.byte 0x48, 0x8b, 0x74, 0x24, 0x10	/* mov 0x10(%rsp),%rsi */
+	.byte 0x8b, 0x7c, 0x24, 0x08		/* mov 0x8(%rsp),%edi */
+	syscall
+	ret
+END(rw_loads)
+
+/* SHAPE three times: loads the trampoline may not run twice or
+ * elsewhere: into %rax (the number), relative to rip, with an index. */
+FUNC(rw_loadrax)
+	.byte 0xb8, 18, 0, 0, 0
+	.byte 0x48, 0x8b, 0x44, 0x24, 0x10	/* mov 0x10(%rsp),%rax */
+	syscall
+	ret
+END(rw_loadrax)
+
+FUNC(rw_loadrip)
+	.byte 0xb8, 18, 0, 0, 0
+	.byte 0x48, 0x8b, 0x35, 0, 0, 0, 0	/* mov 0(%rip),%rsi */
+	syscall
+	ret
+END(rw_loadrip)
+
+FUNC(rw_loadidx)
+	.byte 0xb8, 18, 0, 0, 0
+	.byte 0x48, 0x8b, 0x34, 0x0c		/* mov (%rsp,%rcx),%rsi */
+	syscall
+	ret
+END(rw_loadidx)
+
 /* Not a syscall: b8 01 00 00 00 0f 05 90 is movabs's immediate. */
 FUNC(rw_imm)
 	.byte 0x48, 0xb8, 0xb8, 1, 0, 0, 0, 0x0f, 0x05, 0x90

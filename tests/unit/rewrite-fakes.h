@@ -26,7 +26,7 @@
 
 enum { F_WRITE, F_READ, F_GETPID, F_MMAP, F_ZERO, F_CLAMP,
        F_RD00, F_RD01, F_RD10, F_RD11, F_XREAD, F_XLATE, F_SWRITE, F_SXREAD,
-       F_SPLICE, F_SENDFILE, F_N };
+       F_SPLICE, F_SENDFILE, F_LWRITE, F_N };
 
 /* ns = ticks, through the 128-bit product: (t * 2^62) >> 62. */
 #define TICKS (1ULL << 62), 62
@@ -38,7 +38,7 @@ static const struct fake {
 	enum rw_reg size_reg;
 	uint64_t mult;
 	unsigned shift;
-	uint8_t pre[3];		/* before the mov: glibc's mmap moves its
+	uint8_t pre[5];		/* before the mov: glibc's mmap moves its
 				   4th argument from rcx to r10 */
 	size_t npre;
 	bool xor;		/* the xor shape (read), else the mov one */
@@ -46,6 +46,8 @@ static const struct fake {
 	uint64_t sample;	/* -k's 1 call in sample to the stub */
 	bool two_fd;		/* a destination fd in fd2_reg */
 	enum rw_reg fd2_reg;
+	uint8_t loads;		/* the loads shape: load_bytes' first
+				   loads bytes between the mov and syscall */
 } fakes[F_N] = {
 	[F_WRITE] = { 1, 3, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 0, 0 },
 	[F_READ] = { 0, 5, RW_RDI, true, RW_RDX, TICKS, { 0 }, 0, 0, 0 },
@@ -77,7 +79,14 @@ static const struct fake {
 		       { 0x49, 0x89, 0xca }, 3, 0, 0, 0, true, RW_RDX },
 	[F_SENDFILE] = { 40, 22, RW_RSI, true, RW_R10, TICKS,
 			 { 0x49, 0x89, 0xca }, 3, 0, 0, 0, true, RW_RDI },
+	/* the loads shape, as glibc's splice with threads: its fd stored
+	 * below rsp before the site (mov %rdi,-8(%rsp)), loaded back
+	 * between the mov and the syscall (mov -8(%rsp),%edi) */
+	[F_LWRITE] = { 1, 23, RW_RDI, true, RW_RDX, TICKS,
+		       { 0x48, 0x89, 0x7c, 0x24, 0xf8 }, 5, 0, 0, 0, false,
+		       RW_NOREG, 4 },
 };
+static const uint8_t load_bytes[4] = { 0x8b, 0x7c, 0x24, 0xf8 };
 
 /* The sites' bytes, then their tails: ret for the mov shape; for the xor
  * shape, the flags of its cmp tested as glibc does (ja to the error
@@ -88,7 +97,7 @@ static const uint8_t xor_site[17] = { 0x31, 0xc0, 0x0f, 0x05,
 	0x77, 0x01, 0xc3, 0x48, 0xf7, 0xd8, 0xc3 };
 
 #define REGION 0x4000
-#define AT_SITE(i) (0x40 * (i))		/* page 0: sites, then islands */
+#define AT_SITE(i) (0x20 * (i))		/* page 0: sites, then islands */
 #define AT_ISLAND(i) (0x400 + RW_ISLAND_LEN * (i))
 #define AT_TRAMP(i) (0x1000 + RW_TRAMP_MAX * (i))	/* pages 1.. */
 _Static_assert(AT_SITE(F_N) <= AT_ISLAND(0) && AT_ISLAND(F_N) <= 0x1000 &&
@@ -113,6 +122,11 @@ static inline void fill_spec(int f)
 	struct rw_site *st = &sites[f];
 
 	*st = (struct rw_site){ .nr = k->nr, .len = 5, .resume = 7 };
+	if (k->loads) {
+		st->resume = (uint8_t)(7 + k->loads);
+		st->pre_len = k->loads;
+		memcpy(st->pre, load_bytes, k->loads);
+	}
 	if (k->xor) {
 		*st = (struct rw_site){ .nr = 0, .len = 10, .resume = 10,
 					.post_len = sizeof(xor_cmp) };
@@ -137,15 +151,22 @@ static inline void fill_spec(int f)
 		.sample = k->sample,
 	};
 	memcpy(spec[f].post, st->post, st->post_len);
+	spec[f].pre_len = st->pre_len;
+	memcpy(spec[f].pre, st->pre, st->pre_len);
 }
 
 /* The site's original bytes at s (with its tail). */
 static inline void site_bytes(int f, uint8_t *s)
 {
 	const struct fake *k = &fakes[f];
-	uint8_t tail[8] = { 0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xc3 };
+	uint8_t tail[8 + sizeof(load_bytes)] = { 0xb8, 0, 0, 0, 0, 0x0f,
+						   0x05, 0xc3 };
 
 	memcpy(tail + 1, &k->nr, 4);
+	if (k->loads) {
+		memcpy(tail + 5, load_bytes, k->loads);
+		memcpy(tail + 5 + k->loads, "\x0f\x05\xc3", 3);
+	}
 	memcpy(s, k->pre, k->npre);
 	if (k->xor)
 		memcpy(s + k->npre, xor_site, sizeof(xor_site));

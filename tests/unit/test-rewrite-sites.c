@@ -90,22 +90,25 @@ static int file_read(const char *path, uint64_t off, void *buf, size_t n)
 
 /*
  * The bytes a site of s's shape has in the file, from its first up to
- * its resume: b8 <nr> 0f 05 (len 5, resume 7, no post) or 31 c0 0f 05
- * 48 3d 00 f0 ff ff (len 10, resume 10, the cmp its post, nr 0); their
- * count, or 0 for a site of neither.
+ * its resume: b8 <nr> 0f 05 (len 5, resume 7, no post), b8 <nr> <its
+ * pre> 0f 05 (resume 7 + pre_len, loads rw_pre_ok() takes) or 31 c0 0f
+ * 05 48 3d 00 f0 ff ff (len 10, resume 10, the cmp its post, nr 0);
+ * their count, or 0 for a site of none.
  */
-static size_t shape_bytes(const struct rw_site *s, unsigned char want[10])
+static size_t shape_bytes(const struct rw_site *s, unsigned char want[20])
 {
 	static const unsigned char xor[10] = { 0x31, 0xc0, 0x0f, 0x05, 0x48,
 		0x3d, 0x00, 0xf0, 0xff, 0xff };
 	uint32_t nr = (uint32_t)s->nr;
 
-	if (s->len == 5 && s->resume == 7 && s->post_len == 0) {
+	if (s->len == 5 && s->resume == 7 + s->pre_len && s->post_len == 0 &&
+	    rw_pre_ok(s->pre, s->pre_len)) {
 		want[0] = 0xb8;
 		memcpy(want + 1, &nr, 4);
-		want[5] = 0x0f;
-		want[6] = 0x05;
-		return 7;
+		memcpy(want + 5, s->pre, s->pre_len);
+		want[5 + s->pre_len] = 0x0f;
+		want[6 + s->pre_len] = 0x05;
+		return 7u + s->pre_len;
 	}
 	if (s->len == 10 && s->resume == 10 && s->post_len == 6 &&
 	    s->nr == 0 && !memcmp(s->post, xor + 4, 6)) {
@@ -122,14 +125,15 @@ static size_t shape_bytes(const struct rw_site *s, unsigned char want[10])
  * of the xor shape.
  */
 static size_t bad_sites(const char *path, const struct rw_sites *s,
-			const uint8_t hot[128], size_t *shifted, size_t *xors)
+			const uint8_t hot[128], size_t *shifted, size_t *xors,
+			size_t *loads)
 {
-	unsigned char got[10], want[10];
+	unsigned char got[20], want[20];
 	size_t bad = 0, n;
 	uint64_t off;
 	int64_t shift = 0;
 
-	*shifted = *xors = 0;
+	*shifted = *xors = *loads = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		n = shape_bytes(&s->site[i], want);
 		if (!n || file_offset(path, s->site[i].vaddr, n, &off,
@@ -143,7 +147,8 @@ static size_t bad_sites(const char *path, const struct rw_sites *s,
 			bad++;
 		}
 		*shifted += shift != 0;
-		*xors += n == 10;
+		*xors += s->site[i].len == 10;
+		*loads += s->site[i].pre_len != 0;
 	}
 	return bad;
 }
@@ -181,10 +186,10 @@ static void test_libc(void)
 {
 	static const int calls[] = { SYS_read, SYS_write, SYS_pread64,
 		SYS_pwrite64, SYS_readv, SYS_writev, SYS_lseek, SYS_fsync,
-		SYS_fdatasync };
+		SYS_fdatasync, SYS_splice, SYS_copy_file_range };
 	uint8_t hot[128] = { 0 };
 	struct rw_sites s;
-	size_t shifted, xors;
+	size_t shifted, xors, loads;
 	long want;
 
 	for (size_t i = 0; i < sizeof(calls) / sizeof(*calls); i++)
@@ -195,9 +200,11 @@ static void test_libc(void)
 	       s.refused[RW_REFUSE_SHAPE], s.refused[RW_REFUSE_NOT_HOT],
 	       s.refused[RW_REFUSE_UNDECODED], s.refused[RW_REFUSE_TARGET]);
 	ok(s.n > 0, "libc: sites of the hot calls found");
-	is_int(bad_sites(LIBC, &s, hot, &shifted, &xors), 0, "libc: each "
-	       "site is b8 <hot nr> 0f 05 or read's xor shape in the file, "
-	       "at its offset");
+	is_int(bad_sites(LIBC, &s, hot, &shifted, &xors, &loads), 0,
+	       "libc: each site is b8 <hot nr> 0f 05, with loads between or "
+	       "not, or read's xor shape in the file, at its offset");
+	printf("# libc: %zu of the xor shape, %zu of the loads shape\n", xors,
+	       loads);
 	ok(xors > 0, "libc: read's xor sites among them (%zu)", xors);
 	ok(ascending(&s), "libc: sites by ascending vaddr");
 	is_int(verdicts(&s), s.syscalls, "libc: one verdict a syscall");
@@ -229,23 +236,24 @@ static void test_truth(const char *so)
 {
 	uint8_t hot[128] = { 0 };
 	struct rw_sites s;
-	size_t shifted, xors;
+	size_t shifted, xors, loads;
 
 	hot_add(hot, SYS_read);
 	hot_add(hot, SYS_write);
 	hot_add(hot, SYS_pread64);
+	hot_add(hot, SYS_pwrite64);
 	is_int(rw_sites_find(so, hot, &s), 0, "rwsites.so: read");
 	/* rw_imm's 0f 05 is inside movabs: no syscall */
-	is_int(s.syscalls, 13, "13 syscalls: rw_imm's bytes are none");
-	is_int(s.refused[RW_REFUSE_SHAPE], 2, "SHAPE: mov to %%rax, xor with "
-	       "no cmp");
+	is_int(s.syscalls, 17, "17 syscalls: rw_imm's bytes are none");
+	is_int(s.refused[RW_REFUSE_SHAPE], 5, "SHAPE: mov to %%rax, xor with "
+	       "no cmp, loads into %%rax, from %%rip, with an index");
 	is_int(s.refused[RW_REFUSE_NOT_HOT], 1, "NOT_HOT: getpid");
 	is_int(s.refused[RW_REFUSE_UNDECODED], 2,
 	       "UNDECODED: the tail of mov $1,%%r8d, data in no function");
 	is_int(s.refused[RW_REFUSE_TARGET], 3, "TARGET: a jmp into the mov, "
 	       "to the xor shape's syscall, to its cmp's last byte");
-	is_int(s.n, 5, "5 sites");
-	if (s.n == 5) {
+	is_int(s.n, 6, "6 sites");
+	if (s.n == 6) {
 		is_int(s.site[3].vaddr, symbol(so, "rw_xorcmp"), "rw_xorcmp: "
 		       "branches to its first byte and past it are none");
 		ok(s.site[3].nr == SYS_read && s.site[3].len == 10 &&
@@ -253,6 +261,12 @@ static void test_truth(const char *so)
 		   "rw_xorcmp: read, 10 bytes rewritten, the cmp after");
 		is_int(s.site[4].vaddr, symbol(so, "rw_both") + 5, "rw_both: "
 		       "the xor the decode steps on, not the b8 before it");
+		is_int(s.site[5].vaddr, symbol(so, "rw_loads"), "rw_loads");
+		ok(s.site[5].nr == SYS_pwrite64 && s.site[5].len == 5 &&
+		   s.site[5].pre_len == 9 && s.site[5].resume == 16 &&
+		   s.site[5].post_len == 0,
+		   "rw_loads: pwrite64, the mov rewritten, its 9 bytes of "
+		   "loads run first, back after the syscall");
 	}
 	if (s.n >= 3) {
 		is_int(s.site[0].vaddr, symbol(so, "rw_plain"), "rw_plain");
@@ -264,9 +278,10 @@ static void test_truth(const char *so)
 		       "rw_fde: found through its FDE alone");
 		is_int(s.site[2].nr, SYS_pread64, "rw_fde: pread64");
 	}
-	is_int(bad_sites(so, &s, hot, &shifted, &xors), 0,
+	is_int(bad_sites(so, &s, hot, &shifted, &xors, &loads), 0,
 	       "each site is its shape's bytes at its file offset");
 	is_int(xors, 2, "2 of the xor shape");
+	is_int(loads, 1, "1 of the loads shape");
 	is_int(shifted, s.n, "the segment's vaddr is not its offset");
 	rw_sites_free(&s);
 }
@@ -279,8 +294,8 @@ static void test_nothing_hot(const char *so)
 
 	is_int(rw_sites_find(so, hot, &s), 0, "nothing hot: read");
 	is_int(s.n, 0, "nothing hot: no site");
-	is_int(s.refused[RW_REFUSE_SHAPE], 2, "nothing hot: SHAPE 2");
-	is_int(s.refused[RW_REFUSE_NOT_HOT], 11, "nothing hot: NOT_HOT 11");
+	is_int(s.refused[RW_REFUSE_SHAPE], 5, "nothing hot: SHAPE 5");
+	is_int(s.refused[RW_REFUSE_NOT_HOT], 12, "nothing hot: NOT_HOT 12");
 	is_int(verdicts(&s), s.syscalls, "nothing hot: one verdict each");
 	rw_sites_free(&s);
 }

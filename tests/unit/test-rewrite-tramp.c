@@ -308,6 +308,116 @@ static void test_posts(void)
 	   "a resume with no room for the syscall before the post: refused");
 }
 
+/*
+ * The loads shape's pre: loads from the frame a trampoline may run
+ * before the call and again from the site, and what it must refuse.
+ */
+static void test_pres(void)
+{
+	static const struct {
+		uint8_t b[RW_PRE_MAX + 2];
+		unsigned n;
+		bool ok;
+		const char *what;
+	} pres[] = {
+		{ { 0x48, 0x8b, 0x74, 0x24, 0x10, 0x8b, 0x7c, 0x24, 0x08 }, 9,
+		  true, "glibc's splice: mov 0x10(%rsp),%rsi; mov 0x8(%rsp),%edi" },
+		{ { 0x8b, 0x7c, 0x24, 0xf8 }, 4, true, "mov -8(%rsp),%edi" },
+		{ { 0 }, 0, true, "none" },
+		{ { 0x48, 0x8b, 0x44, 0x24, 0x10 }, 5, false,
+		  "mov 0x10(%rsp),%rax: the number's register" },
+		{ { 0x48, 0x8b, 0x64, 0x24, 0x10 }, 5, false,
+		  "mov 0x10(%rsp),%rsp" },
+		{ { 0x48, 0x8b, 0x35, 0, 0, 0, 0 }, 7, false,
+		  "mov 0(%rip),%rsi" },
+		{ { 0x48, 0x8b, 0x34, 0x0c }, 4, false, "mov (%rsp,%rcx),%rsi" },
+		{ { 0x48, 0x8b, 0x37 }, 3, false, "mov (%rdi),%rsi" },
+		{ { 0x40, 0x8a, 0x7c, 0x24, 0x08 }, 5, false,
+		  "mov 0x8(%rsp),%dil: a byte register" },
+		{ { 0x48, 0x89, 0x74, 0x24, 0x10 }, 5, false,
+		  "mov %rsi,0x10(%rsp): a store" },
+		{ { 0x48, 0x03, 0x74, 0x24, 0x10 }, 5, false,
+		  "add 0x10(%rsp),%rsi" },
+		{ { 0x64, 0x48, 0x8b, 0x74, 0x24, 0x10 }, 6, false,
+		  "mov %fs:0x10(%rsp),%rsi" },
+		{ { 0x48, 0x8b, 0x74, 0x24 }, 4, false, "a cut instruction" },
+		{ { 0x48, 0x8b, 0x74, 0x24, 0x10, 0x48, 0x8b, 0x74, 0x24, 0x10,
+		    0x90 }, 11, false, "past RW_PRE_MAX" },
+	};
+	uint8_t buf[RW_TRAMP_MAX];
+	struct rw_tramp_spec s;
+	size_t i;
+
+	for (i = 0; i < sizeof(pres) / sizeof(*pres); i++) {
+		s = spec[F_LWRITE];
+		memcpy(s.pre, pres[i].b, pres[i].n < RW_PRE_MAX ?
+		       pres[i].n : RW_PRE_MAX);
+		s.pre_len = pres[i].n;
+		s.resume = 7 + pres[i].n;
+		ok(rw_pre_ok(pres[i].b, pres[i].n) == pres[i].ok &&
+		   !rw_tramp_emit(buf, &s) == !pres[i].ok,
+		   "pre %s: %s", pres[i].what, pres[i].ok ? "taken" : "refused");
+	}
+	s = spec[F_LWRITE];
+	s.resume = 7;
+	is_int(rw_tramp_emit(buf, &s), 0, "a pre with a resume that skips "
+	       "none of it: refused");
+	s = spec[F_LWRITE];
+	s.post_len = 1;
+	s.post[0] = 0x90;
+	is_int(rw_tramp_emit(buf, &s), 0, "a pre and a post: refused");
+	s = spec[F_LWRITE];
+	is_int(rw_tramp_emit(buf, &s), tramp_len[F_LWRITE],
+	       "the loads fake's trampoline: its pre, then the template");
+	ok(!memcmp(buf, load_bytes, sizeof(load_bytes)),
+	   "its first bytes are the pre");
+}
+
+/*
+ * The loads shape run: the pre's load gives the call its fd (the site
+ * stored it below rsp), through the trampoline and through the stub
+ * (an fd the cells do not cover); a task stopped in the pre is put back
+ * at the site, where the site's own loads run again.
+ */
+static void test_loads(void)
+{
+	struct rw_cell *c;
+	struct user_regs_struct r;
+	uint64_t before, elapsed;
+	bool uncount;
+	char got[8];
+	int p[2];
+
+	if (pipe(p) || dup2(p[1], 300) != 300) {
+		ok(0, "a pipe");
+		return;
+	}
+	c = &C->cell[fakes[F_LWRITE].slot][p[1]];
+	before = c->calls;
+	is_int(entry(F_LWRITE)(p[1], (long)"load", 4, 0, 0, 0), 4,
+	       "loads shape: a write of 4 through the trampoline");
+	ok(c->calls == before + 1 && c->bytes >= 4, "its cell counts it");
+	is_int(entry(F_LWRITE)(300, (long)"more", 4, 0, 0, 0), 4,
+	       "loads shape: fd 300 through the stub's syscall");
+	ok(read(p[0], got, 8) == 8 && !memcmp(got, "loadmore", 8),
+	   "both writes' bytes, in order");
+	memset(&r, 0, sizeof(r));
+	r.rdi = 7;
+	ok(rw_tramp_leave(&spec[F_LWRITE], spec[F_LWRITE].at + 2, &r, 0, NULL,
+			  NULL, &uncount, &elapsed) == RW_AT_BEFORE &&
+	   r.rip == spec[F_LWRITE].site && r.rdi == 7,
+	   "stopped in the pre: back at the site, nothing else changed");
+	memset(&r, 0, sizeof(r));
+	ok(rw_tramp_leave(&spec[F_LWRITE], spec[F_LWRITE].at +
+			  sizeof(load_bytes), &r, 0, NULL, NULL, &uncount,
+			  &elapsed) == RW_AT_BEFORE &&
+	   r.rip == spec[F_LWRITE].site,
+	   "at the template's first byte: back at the site");
+	close(300);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void test_emit(void)
 {
 	static const enum rw_reg no_size[] = { RW_NOREG - 1, RW_RDI, RW_RSI,
@@ -334,6 +444,7 @@ static void test_emit(void)
 	s.fd_reg = RW_R9 + 1;
 	is_int(rw_tramp_emit(buf, &s), 0, "nor for a register it lacks");
 	test_posts();
+	test_pres();
 	for (r = 0; r < F_N; r++)
 		ok(tramp_len[r] > 0, "fake %d: site, island, trampoline", r);
 }
@@ -1094,6 +1205,7 @@ int main(void)
 	test_fd_out_of_cells();
 	test_sampled_calls();
 	test_registers_kept();
+	test_loads();
 	test_leave_in_syscall(F_READ, false);
 	test_leave_in_syscall(F_XREAD, false);
 	test_leave_in_syscall(F_READ, true);

@@ -206,6 +206,8 @@ static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
 	t->spec.resume = s->resume;
 	t->spec.post_len = s->post_len;
 	memcpy(t->spec.post, s->post, sizeof(t->spec.post));
+	t->spec.pre_len = s->pre_len;
+	memcpy(t->spec.pre, s->pre, sizeof(t->spec.pre));
 	t->spec.nr = nr;
 	t->spec.slot = slot;
 	t->spec.fd_reg = f->how[slot].fd;

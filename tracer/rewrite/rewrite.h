@@ -17,7 +17,13 @@
  *         00 f0 ff ff: glibc 2.36's read), 4 bytes before the syscall,
  *         too few for a jmp: the 10 bytes become `jmp rel32` and 5 int3;
  *         the trampoline runs the displaced cmp after the call; back at
- *         site + 10.
+ *         site + 10;
+ *   loads: `mov $NR,%eax; mov d(%rsp),%reg...; syscall` (glibc 2.36's
+ *         splice for a process with threads reloads two arguments from
+ *         its frame after its cancellation check): the 5-byte mov
+ *         becomes `jmp rel32`, the loads and the syscall stay; the
+ *         trampoline runs a copy of the loads (the pre) before anything
+ *         else; back after the syscall.
  * The jmp reaches an island near the object (`jmp *0(%rip); .quad T`,
  * then the site's restart stub: `syscall; <post>; jmp rel32 site +
  * resume`) and through it the site's trampoline T in P.  T returns with
@@ -37,6 +43,7 @@
 				   the fewest bytes a site rewrites */
 #define RW_SITE_MAX 10		/* the most (the xor shape) */
 #define RW_POST_MAX 8		/* displaced bytes run after the call */
+#define RW_PRE_MAX 10		/* copied loads run before it (rw_pre_ok) */
 #define RW_ISLAND_LEN 32	/* jmp *0(%rip); .quad T; the stub: syscall;
 				   post; jmp rel32 site + resume; int3s */
 #define RW_ISLAND_STUB 14	/* the stub's syscall, from the island */
@@ -126,9 +133,11 @@ enum rw_refusal {
  * syscall is at vaddr + resume - post_len - 2, and post, the post_len
  * bytes after it, are displaced instructions the trampoline and the
  * stub run after the call (position-independent, verbatim); execution
- * goes on at vaddr + resume.  mov shape: len 5, resume 7, no post (the
- * syscall at vaddr + 5 stays); xor shape: len 10, resume 10, post
- * `cmp $-4096,%rax` (6 bytes).
+ * goes on at vaddr + resume.  pre, pre_len bytes from vaddr + 5, are the
+ * loads of the loads shape, which stay in place and which the
+ * trampoline runs a copy of first.  mov shape: len 5, resume 7, no post
+ * (the syscall at vaddr + 5 stays); xor shape: len 10, resume 10, post
+ * `cmp $-4096,%rax` (6 bytes); loads shape: len 5, resume 7 + pre_len.
  */
 struct rw_site {
 	uint64_t vaddr;		/* ELF vaddr of its first byte (add the
@@ -141,6 +150,8 @@ struct rw_site {
 	uint8_t resume;		/* where execution goes on: 7 or 10 */
 	uint8_t post_len;
 	uint8_t post[RW_POST_MAX];
+	uint8_t pre_len;
+	uint8_t pre[RW_PRE_MAX];
 };
 
 struct rw_sites {
@@ -171,6 +182,9 @@ struct rw_tramp_spec {
 	unsigned resume;	/* back at site + resume (rw_site.resume) */
 	unsigned post_len;	/* rw_site.post_len, .post: run after the */
 	uint8_t post[RW_POST_MAX];	/* call, by the trampoline and stub */
+	unsigned pre_len;	/* rw_site.pre_len, .pre: run first, at at;
+				   the template's code follows them */
+	uint8_t pre[RW_PRE_MAX];
 	int nr;			/* the call, made from the trampoline */
 	int slot;		/* 0 .. RW_SLOTS - 1 */
 	enum rw_reg fd_reg;	/* the fd argument (cell index); RW_NOREG:
@@ -212,7 +226,7 @@ bool rw_tramp_shape_ok(enum rw_reg fd, bool two_fd, enum rw_reg fd2,
  * the size_max pair's cmpxchg16b loop).  The pool's 4 MiB of code hold
  * 8,322 of 504.
  */
-#define RW_TRAMP_MAX 504
+#define RW_TRAMP_MAX (504 + RW_PRE_MAX)
 
 /*
  * Writes the trampoline of s into buf (RW_TRAMP_MAX bytes); its length,
@@ -265,6 +279,15 @@ uint64_t rw_site_move_ip(const struct rw_site *st, uint64_t site,
  * decoded whole, arithmetic or logic only (cmp, test...), nothing
  * relative to rip; n <= RW_POST_MAX. */
 bool rw_post_ok(const uint8_t *post, size_t n);
+/*
+ * Whether pre (n bytes) is loads a trampoline may run before the call
+ * and again after a site's first byte: each `mov d(%rsp),%reg` (no index,
+ * no segment, no prefix) into a 32- or 64-bit register other than rax
+ * and rsp, so that running them twice, or at another address, reads
+ * the same and writes a register the site's code overwrites anyway;
+ * n <= RW_PRE_MAX.
+ */
+bool rw_pre_ok(const uint8_t *pre, size_t n);
 
 /*
  * A task stopped (a signal-delivery stop) at ip inside the trampoline of

@@ -7,8 +7,9 @@
  * is judged once, by these rules in this order; the first it fails is
  * its one refusal, so n + the refusals = syscalls:
  *
- * - SHAPE: the syscall is in one of two shapes (rewrite.h), with the
- *   number a constant of the instruction before it.  mov: the 5 bytes
+ * - SHAPE: the syscall is in one of three shapes (rewrite.h), with the
+ *   number a constant of the instruction before it, or of the mov before
+ *   the loads before it.  mov: the 5 bytes
  *   before it are `mov $imm32,%eax` (b8 imm32); the rewrite puts a jmp
  *   rel32, 5 bytes, in the mov's place.  xor: the 2 before it are `xor
  *   %eax,%eax` (31 c0, read) and the 6 after it `cmp $-4096,%rax` (48 3d
@@ -18,7 +19,14 @@
  *   int3.  `mov $1,%rax` (7 bytes), an xor with anything else after the
  *   syscall, or a number from a register leave nothing to swap.  Where
  *   the bytes fit both, the shape whose first byte the decode of the
- *   function steps on is the one judged.
+ *   function steps on is the one judged.  loads: neither fits, and the
+ *   decode of the function steps on `mov $imm32,%eax` one or two
+ *   instructions before the syscall, those between loads rw_pre_ok()
+ *   takes (glibc's splice and copy_file_range in a process with
+ *   threads reload two arguments from the frame there): the jmp takes
+ *   the mov's place, the loads and the syscall stay, and the trampoline
+ *   runs a copy of the loads first.  Being found by the decode, it is
+ *   never UNDECODED; TARGET is judged on the mov's bytes.
  * - NOT_HOT: the number is in the hot set.  Only hot calls have counter
  *   slots (RW_SLOTS); the others stay with ptrace.
  * - UNDECODED: the mov (or the xor) is an instruction.  The bytes b8 ..
@@ -326,24 +334,31 @@ enum walk {
 	WALK_LOST,	/* the decode failed before it */
 };
 
+/* The instructions before a syscall the loads shape looks back over:
+   its mov and up to two loads. */
+#define BACK 3
+
 /*
- * Decodes fn from its start up to vaddr; *prev: where the instruction
- * before vaddr starts (UINT64_MAX: none).
+ * Decodes fn from its start up to vaddr; back[0]: where the instruction
+ * before vaddr starts, back[1] the one before it... (UINT64_MAX: none).
  */
 static enum walk walk_to(const struct scan *s, struct range fn,
-			 uint64_t vaddr, uint64_t *prev)
+			 uint64_t vaddr, uint64_t back[BACK])
 {
 	ZydisDecodedInstruction insn;
 	uint64_t len, off = 0;
 	const unsigned char *p = code_of(s->o, fn, &len);
+	int i;
 
-	*prev = UINT64_MAX;
+	for (i = 0; i < BACK; i++)
+		back[i] = UINT64_MAX;
 	if (!p)
 		return WALK_LOST;
 	while (fn.start + off < vaddr) {
 		if (!decode(s, p + off, len - off, &insn))
 			return WALK_LOST;
-		*prev = fn.start + off;
+		memmove(back + 1, back, (BACK - 1) * sizeof(*back));
+		back[0] = fn.start + off;
 		off += insn.length;
 	}
 	return fn.start + off == vaddr ? WALK_AT : WALK_INSIDE;
@@ -401,6 +416,35 @@ static const struct shape *shape_of(const struct scan *s, uint64_t sys,
 	return first;
 }
 
+/*
+ * The loads shape of the syscall at sys, which the decode stepped on
+ * (back: the instructions before it): `mov $imm32,%eax` at back[k], k
+ * of 1 or 2, then loads up to sys that rw_pre_ok() takes.  Its site and
+ * the loads' length, or false.
+ */
+static bool loads_shape(const struct scan *s, uint64_t sys,
+			const uint64_t back[BACK], uint64_t *site,
+			unsigned *pre_len)
+{
+	const unsigned char *p;
+	int k;
+
+	for (k = 1; k < BACK && back[k] != UINT64_MAX; k++) {
+		if (back[k] + RW_SITE_LEN != back[k - 1] ||
+		    sys - back[k - 1] > RW_PRE_MAX + 0u)
+			continue;
+		p = elf_obj_bytes(s->o, back[k], (size_t)(sys - back[k]),
+				  NULL);
+		if (p && p[0] == 0xb8 &&
+		    rw_pre_ok(p + RW_SITE_LEN, sys - back[k] - RW_SITE_LEN)) {
+			*site = back[k];
+			*pre_len = (unsigned)(sys - back[k] - RW_SITE_LEN);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The site of shape k at site, in seg's file part: its file offset from
  * seg's. */
 static int site_add(struct scan *s, const struct shape *k, uint64_t site,
@@ -425,22 +469,54 @@ static int site_add(struct scan *s, const struct shape *k, uint64_t site,
 	return 0;
 }
 
+/* The loads shape's site at site, its pre_len bytes of loads after the
+ * mov: a mov shape's site with the loads between. */
+static int loads_add(struct scan *s, uint64_t site, unsigned pre_len, int nr)
+{
+	struct rw_site *st;
+	int err = site_add(s, &shapes[0], site, nr);
+
+	if (err)
+		return err;
+	st = &s->out->site[s->out->n - 1];
+	st->pre_len = (uint8_t)pre_len;
+	st->resume = (uint8_t)(st->resume + pre_len);
+	memcpy(st->pre, elf_obj_bytes(s->o, site + RW_SITE_LEN, pre_len, NULL),
+	       pre_len);
+	return 0;
+}
+
 /* The 0f 05 at vaddr judged by the rules of this file's comment. */
 static int judge(struct scan *s, uint64_t vaddr)
 {
 	enum walk w = WALK_LOST;
-	uint64_t site, prev = UINT64_MAX;
+	uint64_t site, back[BACK] = { UINT64_MAX, UINT64_MAX, UINT64_MAX },
+		 prev;
+	unsigned pre_len;
 	const struct shape *k;
 	struct range fn;
 	uint32_t nr;
 
 	if (function_of(s, vaddr, &fn))
-		w = walk_to(s, fn, vaddr, &prev);
+		w = walk_to(s, fn, vaddr, back);
 	if (w == WALK_INSIDE)
 		return 0;
 	s->out->syscalls++;
+	prev = back[0];
 	if (!(k = shape_of(s, vaddr, w == WALK_AT ? prev : UINT64_MAX))) {
-		s->out->refused[RW_REFUSE_SHAPE]++;
+		/* The loads shape is known by its decode alone. */
+		if (w != WALK_AT || !loads_shape(s, vaddr, back, &site,
+						 &pre_len)) {
+			s->out->refused[RW_REFUSE_SHAPE]++;
+			return 0;
+		}
+		memcpy(&nr, elf_obj_bytes(s->o, site + 1, 4, NULL), 4);
+		if (nr >= NR_MAX || !(s->hot[nr / 8] & (1u << nr % 8)))
+			s->out->refused[RW_REFUSE_NOT_HOT]++;
+		else if (targeted(s, site + 1, site + RW_SITE_LEN - 1))
+			s->out->refused[RW_REFUSE_TARGET]++;
+		else
+			return loads_add(s, site, pre_len, (int)nr);
 		return 0;
 	}
 	site = vaddr - k->npre;

@@ -116,7 +116,10 @@ static bool tramp_spec_ok(const struct rw_tramp_spec *s)
 {
 	return s->slot >= 0 && s->slot < RW_SLOTS && s->shift < 64 &&
 	       s->nr >= 0 && site_layout_ok(s->resume, s->post_len) &&
-	       rw_post_ok(s->post, s->post_len);
+	       rw_post_ok(s->post, s->post_len) &&
+	       rw_pre_ok(s->pre, s->pre_len) &&
+	       (!s->pre_len || (!s->post_len &&
+				s->resume == RW_SITE_LEN + s->pre_len + 2));
 }
 
 static bool post_decoder(ZydisDecoder *dec)
@@ -160,6 +163,46 @@ bool rw_post_ok(const uint8_t *post, size_t n)
 	return true;
 }
 
+/* The length of the load at pre if rw_pre_ok() takes it, else 0. */
+static size_t pre_insn(const ZydisDecoder *dec, const uint8_t *pre, size_t n)
+{
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisRegister to;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, pre, n, &in, op)) ||
+	    in.mnemonic != ZYDIS_MNEMONIC_MOV ||
+	    in.operand_count_visible != 2 ||
+	    (in.attributes & (ZYDIS_ATTRIB_HAS_SEGMENT | ZYDIS_ATTRIB_HAS_LOCK |
+			      ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPNE |
+			      ZYDIS_ATTRIB_IS_RELATIVE)) ||
+	    op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+	    (op[0].size != 32 && op[0].size != 64) ||
+	    op[1].type != ZYDIS_OPERAND_TYPE_MEMORY ||
+	    op[1].mem.base != ZYDIS_REGISTER_RSP ||
+	    op[1].mem.index != ZYDIS_REGISTER_NONE)
+		return 0;
+	to = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
+					      op[0].reg.value);
+	if (ZydisRegisterGetClass(to) != ZYDIS_REGCLASS_GPR64 ||
+	    to == ZYDIS_REGISTER_RAX || to == ZYDIS_REGISTER_RSP)
+		return 0;
+	return in.length;
+}
+
+bool rw_pre_ok(const uint8_t *pre, size_t n)
+{
+	ZydisDecoder dec;
+	size_t off = 0, len;
+
+	if (n > RW_PRE_MAX || (n && !post_decoder(&dec)))
+		return false;
+	for (; off < n; off += len)
+		if (!(len = pre_insn(&dec, pre + off, n - off)))
+			return false;
+	return true;
+}
+
 static void put32(uint8_t *buf, uint32_t at, uint32_t v)
 {
 	memcpy(buf + at, &v, sizeof(v));
@@ -182,13 +225,15 @@ static uint64_t row(const struct rw_tramp_spec *s, size_t off, size_t size)
  * spec tramp_spec_ok() refuses or one tramp_row() has no variant for: a
  * length of 0 is no trampoline.
  */
-size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s)
+size_t rw_tramp_emit(uint8_t *out, const struct rw_tramp_spec *s)
 {
 	const uint32_t *t = tramp_row(s);
 	const struct rw_counters *c = NULL;
+	uint8_t *buf = out + s->pre_len;	/* the template's code */
 
-	if (!t || !tramp_spec_ok(s) || t[TT_LEN] > RW_TRAMP_MAX)
+	if (!t || !tramp_spec_ok(s) || s->pre_len + t[TT_LEN] > RW_TRAMP_MAX)
 		return 0;
+	memcpy(out, s->pre, s->pre_len);
 	memcpy(buf, rw_tramp_code + t[TT_START], t[TT_LEN]);
 	put32(buf, t[TT_NR], (uint32_t)s->nr);
 	if (t[TT_NR_SLOW])
@@ -214,7 +259,7 @@ size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s)
 	put64(buf, t[TT_K_EXT], row(s, offsetof(struct rw_counters, max_ns),
 				    sizeof(c->max_ns[0])));
 	put64(buf, t[TT_K_MULT], s->mult);
-	return t[TT_LEN];
+	return s->pre_len + t[TT_LEN];
 }
 
 #define LOCKS_MAX 32
@@ -313,14 +358,17 @@ static const uint8_t size_stores[8] = { 0x49, 0x89, 0x5b, TT_CELL_SIZE_MAX,
  * knows of each, stays.  The number of prefixes taken out, or 0 (buf as
  * it was) when its code is not what emit wrote for s.
  */
-size_t rw_tramp_unlock(uint8_t *buf, size_t len, const struct rw_tramp_spec *s)
+size_t rw_tramp_unlock(uint8_t *out, size_t len,
+		       const struct rw_tramp_spec *s)
 {
 	const uint32_t *t = tramp_row(s);
+	uint8_t *buf = out + s->pre_len;	/* the template's code */
 	const uint8_t *tmpl;
 	const uint16_t *at;
 	size_t n, i, end;
 
-	if (!t || len < t[TT_LEN] || !variant_locks(t, &at, &n))
+	if (!t || len < s->pre_len + t[TT_LEN] || !variant_locks(t, &at, &n) ||
+	    memcmp(out, s->pre, s->pre_len))
 		return 0;
 	/* Only the variant's own code, as emit wrote it, is unlocked. */
 	tmpl = rw_tramp_code + t[TT_START];
@@ -534,13 +582,19 @@ enum rw_at rw_tramp_leave(const struct rw_tramp_spec *s, uint64_t ip,
 			  void *ctx, bool *uncount, uint64_t *elapsed_ns)
 {
 	const uint32_t *t = tramp_row(s);
-	uint64_t off = ip - s->at;
+	uint64_t off = ip - s->at - s->pre_len;
 	struct user_regs_struct r = *regs;
 	bool in_call;
 
 	*uncount = false;
 	*elapsed_ns = 0;
-	if (!t || ip < s->at || off >= t[TT_LEN] || off > t[TT_SYSRET])
+	/* In the copied loads: the site's own loads run again from it. */
+	if (t && ip >= s->at && ip < s->at + s->pre_len) {
+		regs->rip = s->site;
+		return RW_AT_BEFORE;
+	}
+	if (!t || ip < s->at + s->pre_len || off >= t[TT_LEN] ||
+	    off > t[TT_SYSRET])
 		return RW_AT_AFTER;
 	in_call = off == t[TT_SYSRET];
 	if (in_call && !is_restart(regs->rax))
