@@ -150,17 +150,26 @@ static size_t post_insn(const ZydisDecoder *dec, const uint8_t *post,
 	return in.attributes & ZYDIS_ATTRIB_IS_RELATIVE ? 0 : in.length;
 }
 
-bool rw_post_ok(const uint8_t *post, size_t n)
+/* Whether the n bytes at b are whole instructions that insn() takes,
+   n at most max. */
+static bool all_taken(const uint8_t *b, size_t n, size_t max,
+		      size_t (*insn)(const ZydisDecoder *, const uint8_t *,
+				     size_t))
 {
 	ZydisDecoder dec;
 	size_t off = 0, len;
 
-	if (n > RW_POST_MAX || (n && !post_decoder(&dec)))
+	if (n > max || (n && !post_decoder(&dec)))
 		return false;
 	for (; off < n; off += len)
-		if (!(len = post_insn(&dec, post + off, n - off)))
+		if (!(len = insn(&dec, b + off, n - off)))
 			return false;
 	return true;
+}
+
+bool rw_post_ok(const uint8_t *post, size_t n)
+{
+	return all_taken(post, n, RW_POST_MAX, post_insn);
 }
 
 /* The length of the load at pre if rw_pre_ok() takes it, else 0. */
@@ -192,15 +201,7 @@ static size_t pre_insn(const ZydisDecoder *dec, const uint8_t *pre, size_t n)
 
 bool rw_pre_ok(const uint8_t *pre, size_t n)
 {
-	ZydisDecoder dec;
-	size_t off = 0, len;
-
-	if (n > RW_PRE_MAX || (n && !post_decoder(&dec)))
-		return false;
-	for (; off < n; off += len)
-		if (!(len = pre_insn(&dec, pre + off, n - off)))
-			return false;
-	return true;
+	return all_taken(pre, n, RW_PRE_MAX, pre_insn);
 }
 
 static void put32(uint8_t *buf, uint32_t at, uint32_t v)
