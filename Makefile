@@ -176,9 +176,13 @@ demo: iotrace
 # The tests' answers kept between runs (tracer/cache.c) stay in build/,
 # out of the user's ~/.cache (tests/lib.sh says the same to the scripts).
 TEST_CACHE = XDG_CACHE_HOME=$(CURDIR)/build/test-cache
+# What each failing test printed, gathered in one file (tests/lib.sh):
+# prove shows only which failed; .ci/run prints the file after a failure.
+TEST_FAILURES = IOTRACE_TEST_FAILURES=$(CURDIR)/build/test-failures.log
 check: iotrace $(UNIT_BINS) $(TEST_PROGS) test-deps
+	$(Q)rm -f build/test-failures.log
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers \
-		HELPERS32=$(CURDIR)/build/helpers32 $(TEST_CACHE) \
+		HELPERS32=$(CURDIR)/build/helpers32 $(TEST_CACHE) $(TEST_FAILURES) \
 		$(PROVE) --exec '' $(UNIT_BINS) tests/t*.sh
 
 # What only the tests need (go, for pprof), installed once; where it
@@ -339,10 +343,10 @@ $(SAN_DIR)/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c $(SAN_DI
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) -DFUZZ_NAME='"$*"' $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(SAN_DIR)/libiotrace.a $(ALL_LDLIBS)
 
 check-sanitize: $(SAN_DIR)/iotrace $(SAN_UNIT_BINS) $(TEST_PROGS) test-deps
-	$(Q)rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
+	$(Q)rm -rf $(SAN_LOGS) build/test-failures.log && mkdir -p $(SAN_LOGS)
 	$(Q)$(SAN_ENV) IOTRACE=$(CURDIR)/$(SAN_DIR)/iotrace \
 		HELPERS=$(CURDIR)/build/helpers HELPERS32=$(CURDIR)/build/helpers32 \
-		$(TEST_CACHE) \
+		$(TEST_CACHE) $(TEST_FAILURES) \
 		$(PROVE) --exec '' $(SAN_UNIT_BINS) tests/t*.sh; status=$$?; \
 	for f in $(SAN_LOGS)/*; do \
 		[ -f "$$f" ] || continue; echo "== $$f"; cat "$$f"; status=1; \

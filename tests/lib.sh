@@ -110,6 +110,10 @@ test_expect_success() {
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $1"
 		sed -e 's/^/#   /' "$TRASH/.out"
+		test -z "$IOTRACE_TEST_FAILURES" || {
+			echo "== $(basename "$0") not ok $test_count - $1"
+			cat "$TRASH/.out"
+		} >>"$IOTRACE_TEST_FAILURES"
 	fi
 }
 

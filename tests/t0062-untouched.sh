@@ -71,10 +71,11 @@ test_expect_success PTRACE,PIDNS 'unshare --pid: no one outside traced, killed' 
 	sib=$!
 	"$IOTRACE" -o t -- unshare --pid --fork sh -c ": >ready; read x <go" &
 	ipid=$!
-	wait_for "test -e ready"
+	wait_for "test -e ready" || ps -eo pid,ppid,stat,wchan:20,cmd
 	parent=$(sed -n "s/^PPid:[[:space:]]*//p" /proc/$ipid/status)
 	tpid=$(pgrep -P $ipid)
 	{
+		echo "children of iotrace: $(echo $tpid | wc -w)"
 		echo "parent $(tracer_of $parent)"
 		echo "sibling $(tracer_of $sib)"
 		echo "init $(tracer_of 1)"
@@ -85,18 +86,23 @@ test_expect_success PTRACE,PIDNS 'unshare --pid: no one outside traced, killed' 
 	rc=$?
 	kill -0 $sib && echo "sibling runs, tracer $(tracer_of $sib)" >>tracers
 	kill $sib
-	printf "parent 0\nsibling 0\ninit 0\ncommand iotrace\n" >expect &&
+	echo "children of iotrace: 1" >expect &&
+	printf "parent 0\nsibling 0\ninit 0\ncommand iotrace\n" >>expect &&
 	echo "sibling runs, tracer 0" >>expect &&
 	test_cmp expect tracers &&
-	test $rc = 0
+	{ test $rc = 0 || { echo "iotrace exited $rc"; cat t; false; }; }
 '
 
 # gdb cannot trace its inferior under a tracer (strace's run says the
 # same): it says so and exits 1, it does not hang.  futex and munmap
 # are left out: the threads' meetings and the arenas' trimming vary
-# from run to run under strace alone.
+# from run to run under strace alone.  So are wait4 and rt_sigsuspend:
+# where gdb's waitpid(WNOHANG) finds its child not yet gone, it waits
+# in sigsuspend for SIGCHLD and asks again (wait4 5 2 and rt_sigsuspend
+# 1 1 against 4 2 and none, in 1 of 5 runs of this script here and
+# none of 12 of gdb under strace: timing, not a call made or lost).
 test_expect_success PTRACE,STRACE,GDB 'gdb -batch -ex run: as under strace' '
-	unsteady="futex|munmap" untouched strace \
+	unsteady="futex|munmap|wait4|rt_sigsuspend" untouched strace \
 		gdb -q -batch -ex run --args /bin/true &&
 	grep -q "ptrace: Operation not permitted" got &&
 	tail -1 got >status && echo "exit 1" >expect && test_cmp expect status
