@@ -178,9 +178,10 @@ demo: iotrace
 TEST_CACHE = XDG_CACHE_HOME=$(CURDIR)/build/test-cache
 # What each failing test printed, gathered in one file (tests/lib.sh):
 # prove shows only which failed; .ci/run prints the file after a failure.
-TEST_FAILURES = IOTRACE_TEST_FAILURES=$(CURDIR)/build/test-failures.log
+TEST_FAILURES_LOG = build/test-failures.log
+TEST_FAILURES = IOTRACE_TEST_FAILURES=$(CURDIR)/$(TEST_FAILURES_LOG)
 check: iotrace $(UNIT_BINS) $(TEST_PROGS) test-deps
-	$(Q)rm -f build/test-failures.log
+	$(Q)rm -f $(TEST_FAILURES_LOG)
 	$(Q)IOTRACE=$(CURDIR)/iotrace HELPERS=$(CURDIR)/build/helpers \
 		HELPERS32=$(CURDIR)/build/helpers32 $(TEST_CACHE) $(TEST_FAILURES) \
 		$(PROVE) --exec '' $(UNIT_BINS) tests/t*.sh
@@ -343,7 +344,7 @@ $(SAN_DIR)/tests/fuzz-%-replay: tests/fuzz/replay.c tests/fuzz/fuzz-%.c $(SAN_DI
 	$(QCC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_CFLAGS) -DFUZZ_NAME='"$*"' $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(SAN_DIR)/libiotrace.a $(ALL_LDLIBS)
 
 check-sanitize: $(SAN_DIR)/iotrace $(SAN_UNIT_BINS) $(TEST_PROGS) test-deps
-	$(Q)rm -rf $(SAN_LOGS) build/test-failures.log && mkdir -p $(SAN_LOGS)
+	$(Q)rm -rf $(SAN_LOGS) $(TEST_FAILURES_LOG) && mkdir -p $(SAN_LOGS)
 	$(Q)$(SAN_ENV) IOTRACE=$(CURDIR)/$(SAN_DIR)/iotrace \
 		HELPERS=$(CURDIR)/build/helpers HELPERS32=$(CURDIR)/build/helpers32 \
 		$(TEST_CACHE) $(TEST_FAILURES) \
