@@ -29,6 +29,9 @@ CFLAGS ?= -O2 -g
 ALL_CPPFLAGS := -I. -Ibuild/gen -D_GNU_SOURCE -DIOTRACE_VERSION='"$(VERSION)"' $(DEP_CFLAGS) $(CPPFLAGS)
 ALL_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -MMD -MP $(CFLAGS)
 ALL_LDLIBS := $(DEP_LIBS) -lm $(LDLIBS)
+# ./iotrace itself links the archives where configure found they link
+# (BIN_LIBS; the tests' programs keep the shared objects).
+BIN_LDLIBS := $(or $(BIN_LIBS),$(DEP_LIBS)) -lm $(LDLIBS)
 
 ifeq ($(V),1)
 Q :=
@@ -59,9 +62,9 @@ endif
 
 all: iotrace
 
-iotrace: $(CLI_OBJS) build/libiotrace.a
+iotrace: $(CLI_OBJS) build/libiotrace.a build/config.mk
 	@echo '  LINK    $@'
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) build/libiotrace.a $(ALL_LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(BIN_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) build/libiotrace.a $(BIN_LDLIBS)
 
 build/libiotrace.a: $(LIB_OBJS)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
