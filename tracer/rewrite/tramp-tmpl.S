@@ -61,10 +61,30 @@
 	.type rw_tramp_tab, @object
 rw_tramp_tab:
 
+	.section .rodata.rw_tramp_locks, "a"
+	.balign 4
+	.globl rw_tramp_locks
+	.type rw_tramp_locks, @object
+rw_tramp_locks:
+
 	.section .rodata.rw_tramp, "a"
 	.globl rw_tramp_code
 	.type rw_tramp_code, @object
 rw_tramp_code:
+
+/*
+ * A lock prefix, for the instruction on the next line; its offset from
+ * rw_tramp_code goes in rw_tramp_locks[], which the twin of a process of
+ * one thread turns into nops (tramp.c): the assembler knows where each
+ * one is, so no run decodes the template to find them.
+ */
+.macro RW_LOCK
+.Llock\@:
+	.pushsection .rodata.rw_tramp_locks, "a"
+	.long	.Llock\@ - rw_tramp_code
+	.popsection
+	lock
+.endm
 
 /*
  * One extreme of a slot: the value in r12 put in off(%r11) if above it
@@ -76,7 +96,8 @@ rw_tramp_code:
 .Lraise_\name:
 	cmp	%rax, %r12
 	jbe	.Lraised_\name
-	lock cmpxchg %r12, \off(%r11)
+	RW_LOCK
+	cmpxchg %r12, \off(%r11)
 	jne	.Lraise_\name		/* rax: the value it found */
 .Lraised_\name:
 .endm
@@ -122,7 +143,8 @@ rw_tramp_code:
 	cmp	%rcx, TT_CELL_FD2(%r11)
 	je	.Lpaired_\name
 	xor	%eax, %eax
-	lock cmpxchg %rcx, TT_CELL_FD2(%r11)
+	RW_LOCK
+	cmpxchg %rcx, TT_CELL_FD2(%r11)
 	je	.Lpaired_\name		/* claimed */
 	cmp	%rax, %rcx		/* another thread claimed it */
 	jne	.Lslow_fd_\name
@@ -139,11 +161,14 @@ rw_tramp_code:
 	 * touched yet but rax, rcx, r11 and the flags, as on the fd
 	 * check's way. */
 	mov	.Lk_samp_\name(%rip), %r11
-	lock decq (%r11)
+	RW_LOCK
+	decq (%r11)
 	jns	.Lunsampled_\name
 	mov	.Lk_period_\name(%rip), %rcx
-	lock addq %rcx, (%r11)
-	lock incq TT_PENDING(%r11)
+	RW_LOCK
+	addq %rcx, (%r11)
+	RW_LOCK
+	incq TT_PENDING(%r11)
 	mov	$0, %eax
 .Lnr_samp_\name:
 	jmp	*.Lk_slow_\name(%rip)
@@ -189,8 +214,10 @@ rw_tramp_code:
 	mulq	.Lk_mult_\name(%rip)
 	shrd	$0, %rdx, %rax
 .Lshift_\name:
-	lock addq %rax, TT_CELL_NS(%rbx)
-	lock incq TT_CELL_CALLS(%rbx)
+	RW_LOCK
+	addq %rax, TT_CELL_NS(%rbx)
+	RW_LOCK
+	incq TT_CELL_CALLS(%rbx)
 .if \sized
 	/* the size as the program gave it, from its saved rdx */
 .ifb \size
@@ -198,7 +225,8 @@ rw_tramp_code:
 .else
 	mov	%\size, %rdx
 .endif
-	lock addq %rdx, TT_CELL_REQ(%rbx)
+	RW_LOCK
+	addq %rdx, TT_CELL_REQ(%rbx)
 .endif
 	cmp	$-4095, %rcx		/* unsigned: -4095 .. -1 */
 .if \moves | \sized
@@ -211,7 +239,8 @@ rw_tramp_code:
 .else
 	jle	.Lhist_\name
 .endif
-	lock addq %rcx, TT_CELL_BYTES(%rbx)
+	RW_LOCK
+	addq %rcx, TT_CELL_BYTES(%rbx)
 .else
 	js	.Lhist_\name
 .endif
@@ -220,7 +249,8 @@ rw_tramp_code:
 	/* 0 <= result < size, the size unsigned as size_t */
 	cmp	%rdx, %rcx
 	jae	.Lhist_\name
-	lock incq TT_CELL_SHORTS(%rbx)
+	RW_LOCK
+	incq TT_CELL_SHORTS(%rbx)
 .endif
 	jmp	.Lhist_\name
 .Lerror_\name:
@@ -229,19 +259,22 @@ rw_tramp_code:
 .endif
 	/* 7. An error: einval, its errno's count, err[slot][0] past the
 	 * row. */
-	lock incq TT_CELL_ERRORS(%rbx)
+	RW_LOCK
+	incq TT_CELL_ERRORS(%rbx)
 	mov	%ecx, %edx
 	neg	%edx			/* 1 .. 4095 */
 	cmp	$TT_EINVAL, %edx
 	jne	.Lnotinval_\name
-	lock incq TT_CELL_EINVAL(%rbx)
+	RW_LOCK
+	incq TT_CELL_EINVAL(%rbx)
 .Lnotinval_\name:
 	cmp	$TT_ERRNOS, %edx
 	jb	.Lerrno_\name
 	xor	%edx, %edx
 .Lerrno_\name:
 	mov	.Lk_err_\name(%rip), %r11
-	lock incq (%r11,%rdx,8)
+	RW_LOCK
+	incq (%r11,%rdx,8)
 .Lhist_\name:
 	/* 8. bucket = floor(log2(ns | 1)), at most RW_HIST - 1: ns | 1
 	 * puts 0 ns in bucket 0 and spares bsr's undefined result on 0. */
@@ -253,7 +286,8 @@ rw_tramp_code:
 	mov	$TT_HIST_TOP, %edx
 .Lbucket_\name:
 	mov	.Lk_hist_\name(%rip), %r11
-	lock incq (%r11,%rdx,8)
+	RW_LOCK
+	incq (%r11,%rdx,8)
 	/* 9. The slot's extremes: max_ns, then nmin_ns (~min) with ~ns,
 	 * both raised (t0 is spent: r12 holds the value). */
 	mov	%rax, %r12
@@ -285,7 +319,8 @@ rw_tramp_code:
 	je	.Lsizecas_\name
 	mov	$1, %ecx		/* a new size_max: its first call */
 .Lsizecas_\name:
-	lock cmpxchg16b TT_CELL_SIZE_MAX(%r11)
+	RW_LOCK
+	cmpxchg16b TT_CELL_SIZE_MAX(%r11)
 	jne	.Lsize_\name		/* rdx:rax: the pair it found */
 .Lsized_\name:
 	mov	%r12, %rax
@@ -409,7 +444,16 @@ rw_tramp_code:
 	RW_TRAMP pair1_1, esi, 1, 1, 1, edi, r10
 
 	.size rw_tramp_code, . - rw_tramp_code
+	.section .rodata.rw_tramp_locks, "a"
+	.size rw_tramp_locks, . - rw_tramp_locks
+.Llocks_end:
 	.section .rodata.rw_tramp_tab, "a"
 	.size rw_tramp_tab, . - rw_tramp_tab
+	.balign 4
+	.globl rw_tramp_nlocks
+	.type rw_tramp_nlocks, @object
+rw_tramp_nlocks:
+	.long	(.Llocks_end - rw_tramp_locks) / 4
+	.size rw_tramp_nlocks, 4
 
 	.section .note.GNU-stack, "", @progbits

@@ -4,7 +4,7 @@
  * share, private to tracer/rewrite/: the frame the trampoline keeps on
  * the task's stack and the row of offsets each template variant has in
  * rw_tramp_tab[].  Included by the assembler too, so only #defines and,
- * for C, the declarations of the two symbols.  tramp.c checks that the
+ * for C, the declarations of its symbols.  tramp.c checks that the
  * numbers written here for the assembler match rewrite.h's structs.
  */
 #ifndef IOTRACE_TRAMP_TMPL_H
@@ -90,6 +90,8 @@
 #include <stdint.h>
 extern const uint8_t rw_tramp_code[];
 extern const uint32_t rw_tramp_tab[TT_VARIANTS][TT_N];
+/* Every lock prefix's offset from rw_tramp_code, in the code's order. */
+extern const uint32_t rw_tramp_locks[], rw_tramp_nlocks;
 #endif
 
 #endif

@@ -263,63 +263,43 @@ size_t rw_tramp_emit(uint8_t *out, const struct rw_tramp_spec *s)
 	return s->pre_len + t[TT_LEN];
 }
 
-#define LOCKS_MAX 32
-struct locks {
-	bool done, ok;
-	uint8_t n;
-	uint16_t at[LOCKS_MAX];
-};
-
-/* The lock prefixes of the code's first end bytes into l; false: its
- * code does not decode, or has more than LOCKS_MAX. */
-static bool decode_locks(const uint8_t *code, size_t end, struct locks *l)
-{
-	ZydisDecodedInstruction insn;
-	ZydisDecoderContext ctx;
-	ZydisDecoder dec;
-	size_t off, i;
-
-	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-					   ZYDIS_STACK_WIDTH_64)))
-		return false;
-	for (off = 0; off < end; off += insn.length) {
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, &ctx,
-				code + off, end - off, &insn)))
-			return false;
-		if (!(insn.attributes & ZYDIS_ATTRIB_HAS_LOCK))
-			continue;
-		for (i = 0; i < insn.raw.prefix_count; i++) {
-			if (insn.raw.prefixes[i].value != 0xf0)
-				continue;
-			if (l->n == LOCKS_MAX)
-				return false;
-			l->at[l->n++] = (uint16_t)(off + i);
-		}
-	}
-	return true;
-}
-
 /*
- * Where the lock prefixes of variant t's code are: the template's, which
- * an emitted trampoline keeps at the same offsets (what emit fills are
- * immediates and constants; the post, nops in the template, is the
- * program's own instruction and keeps its prefixes).  Decoded once per
- * variant: a run emits a twin per site.  false: it does not decode.
+ * Where the lock prefixes of variant t's code are: the template's (the
+ * assembler lists them, tramp-tmpl.S's RW_LOCK), which an emitted trampoline
+ * keeps at the same offsets (what emit fills are immediates and
+ * constants; the post, nops in the template, is the program's own
+ * instruction and keeps its prefixes).  Found once per variant: a run
+ * emits a twin per site.  *at: offsets from the variant's first byte;
+ * false: more than LOCKS_MAX, and no twin.
  */
+#define LOCKS_MAX 32
 static bool variant_locks(const uint32_t *t, const uint16_t **at, size_t *n)
 {
-	static struct locks cache[TT_VARIANTS];
-	struct locks *l = &cache[(size_t)(t - &rw_tramp_tab[0][0]) / TT_N];
+	static struct {
+		bool done, ok;
+		uint8_t n;
+		uint16_t at[LOCKS_MAX];
+	} cache[TT_VARIANTS];
+	size_t v = (size_t)(t - &rw_tramp_tab[0][0]) / TT_N;
+	uint32_t end = t[TT_K_SLOW] ? t[TT_K_SLOW] : t[TT_K_BACK];
+	uint32_t i, l;
 
-	if (!l->done) {
-		l->done = true;
-		l->ok = decode_locks(rw_tramp_code + t[TT_START],
-				     t[TT_K_SLOW] ? t[TT_K_SLOW] : t[TT_K_BACK],
-				     l);
+	if (!cache[v].done) {
+		cache[v].done = cache[v].ok = true;
+		for (i = 0; i < rw_tramp_nlocks; i++) {
+			l = rw_tramp_locks[i];
+			if (l < t[TT_START] || l - t[TT_START] >= end)
+				continue;
+			if (cache[v].n == LOCKS_MAX)
+				cache[v].ok = false;
+			else
+				cache[v].at[cache[v].n++] =
+					(uint16_t)(l - t[TT_START]);
+		}
 	}
-	*at = l->at;
-	*n = l->n;
-	return l->ok;
+	*at = cache[v].at;
+	*n = cache[v].n;
+	return cache[v].ok;
 }
 
 /* Whether byte off of variant t's code is one emit fills (an immediate,
