@@ -175,6 +175,14 @@ static int run_loop(struct loop *l, const struct tracer_target *target)
 	int err;
 
 	task_table_init(&l->tasks);
+	/*
+	 * Pinned first: the fast path's calibration thread (an extension's
+	 * prepare, in calibrate_start) takes a CPU other than the one
+	 * iotrace is on.  Pinned after it, iotrace could be pinned to the
+	 * thread's CPU, and the command's start wait for its ms of calls.
+	 */
+	if (l->opts->pin && pt->from_birth)
+		pin_start(&l->pin);
 	err = calibrate_start(l);
 	if (!err)
 		err = plan_build(&l->plan, l->opts);
@@ -190,8 +198,6 @@ static int run_loop(struct loop *l, const struct tracer_target *target)
 			goto out_plan;
 		}
 	}
-	if (l->opts->pin && pt->from_birth)
-		pin_start(&l->pin);
 	children_cpu(&before);
 	tracer_meminfo_read(&res->mem_before);
 	err = pt->start(l, target);
@@ -212,8 +218,6 @@ static int run_loop(struct loop *l, const struct tracer_target *target)
 	/* The signal handler has nothing left to kill. */
 	tracer_leader_reaped();
 out_unpin:
-	if (l->pin.active)
-		pin_end(&l->pin, 0, 0);
 	unwinder_free(l->unwind);
 out_plan:
 	free(l->calib);		/* the run never started: nothing to say */
@@ -221,6 +225,8 @@ out_plan:
 	hooks_finish(l);
 	plan_release(&l->plan);
 	task_table_release(&l->tasks);
+	if (l->pin.active)
+		pin_end(&l->pin, 0, 0);
 	return err;
 }
 
