@@ -30,9 +30,15 @@
 #include <unistd.h>
 #include "tracer/ptrace/ptrace-int.h"
 
-/* Enough for a median and quartiles; each is a stop pair of every run's
- * start-up. */
+/*
+ * Enough for a median and quartiles.  The first measurement, in the
+ * command's first task, is half as many: each of its calls is a stop pair
+ * of every run's start (~15 us), and what its error adds up to is in
+ * proportion to the run's stops; a run of many stops is measured again
+ * after it, with all CALIB_CALLS (session.c).
+ */
 #define CALIB_CALLS 32
+#define CALIB_RUN_CALLS 16
 
 struct samples {
 	uint64_t ns[CALIB_CALLS];
@@ -171,7 +177,7 @@ void calib_run_calls(void)
 {
 	int i;
 
-	for (i = 0; i < CALIB_CALLS; i++)
+	for (i = 0; i < CALIB_RUN_CALLS; i++)
 		syscall(SYS_getppid, CALIB_MAGIC);
 }
 
@@ -210,7 +216,7 @@ bool calib_event(struct loop *l, const struct tracer_event *ev)
 	    !is_magic(ev->arch, ev->nr, ev->args))
 		return false;
 	calib_sink(&c->s, ev);
-	c->full = c->s.n == CALIB_CALLS;
+	c->full = c->s.n == CALIB_RUN_CALLS;
 	return true;
 }
 
