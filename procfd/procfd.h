@@ -2,9 +2,10 @@
 /*
  * What /proc says about traced tasks, for the sink and the engines: which
  * file an fd names (fds.c: the cache of an id per task and fd; fdinfo.c:
- * fd_describe(), from /proc/TID/fd, fdinfo, stat and /sys), a task's own
- * I/O and names at its exit, and the page cache's dirty memory
- * (procinfo.c).  Nothing here is called by a stop loop per stop.
+ * fd_describe(), from /proc/TID/fd, fdinfo, stat and /sys), a process's
+ * mappings (maps.c), a task's own I/O and names at its exit, and the page
+ * cache's dirty memory (procinfo.c).  Nothing here is called by a stop
+ * loop per stop.
  * tracer.h includes it: an engine's aggregate carries a struct fd_desc.
  */
 #ifndef IOTRACE_PROCFD_H
@@ -83,6 +84,27 @@ void fd_cache_store(struct fd_cache *c, pid_t tid, int fd, int id);
 void fd_cache_event(struct fd_cache *c, const struct tracer_event *ev);
 void fd_cache_forget_fd(struct fd_cache *c, int fd);
 void fd_cache_forget_tid(struct fd_cache *c, pid_t tid);
+
+/*
+ * --- a process's mappings, from /proc/PID/maps (maps.c) ---
+ * One line's fields; path is the rest of the line ("" for an anonymous
+ * mapping, "[vdso]", a file's path, " (deleted)" kept), valid during the
+ * call only.
+ */
+struct proc_map {
+	uint64_t start, end, off;
+	char perms[5];		/* "r-xp" */
+	dev_t dev;
+	ino_t ino;
+	const char *path;
+};
+/*
+ * fn for each mapping of process pid, in address order, the file read
+ * whole first.  fn's non-zero stops the walk: a positive one with 0
+ * returned, a negative one returned.  0, or -errno (the file unread).
+ */
+int proc_maps_each(pid_t pid, int (*fn)(void *ctx, const struct proc_map *m),
+		   void *ctx);
 
 /*
  * --- /proc reads for the sink and at exits (procinfo.c) ---

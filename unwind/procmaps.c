@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include "procfd/procfd.h"
 #include "unwind/unwind-int.h"
 
 static struct elf_obj *obj_find(struct unwinder *u, const char *path,
@@ -69,35 +69,36 @@ static struct elf_obj *file_obj(struct unwinder *u, const char *path,
 	return o ? o : obj_add(u, elf_obj_open(path, dev, ino));
 }
 
-/* One line of /proc/PID/maps: an executable mapping into p->maps. */
-static void map_line(struct unwinder *u, struct uproc *p, const char *line)
+/* A mapping of /proc/PID/maps: an executable one into p->maps. */
+struct maps_walk {
+	struct unwinder *u;
+	struct uproc *p;
+};
+
+static int map_line(void *ctx, const struct proc_map *m)
 {
-	unsigned long start, end, off, ino;
-	unsigned maj, min;
-	char perms[8];
-	int n = 0;
+	struct maps_walk *w = ctx;
+	struct uproc *p = w->p;
 	struct elf_obj *o;
 	uint64_t bias;
 	size_t i;
 
-	if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %n", &start, &end, perms,
-		   &off, &maj, &min, &ino, &n) < 7 || !strchr(perms, 'x') ||
-	    p->nmaps == MAPS_MAX)
-		return;
-	line += n;
-	if (!strncmp(line, "[vdso]", 6))
-		o = vdso_obj(u, p->tgid, start, end);
-	else if (line[0] == '/')
-		o = file_obj(u, line, makedev(maj, min), ino);
+	if (!strchr(m->perms, 'x') || p->nmaps == MAPS_MAX)
+		return 0;
+	if (!strncmp(m->path, "[vdso]", 6))
+		o = vdso_obj(w->u, p->tgid, m->start, m->end);
+	else if (m->path[0] == '/')
+		o = file_obj(w->u, m->path, m->dev, m->ino);
 	else
-		return;
-	if (!o || elf_obj_bias(o, start, off, &bias) < 0)
-		return;
+		return 0;
+	if (!o || elf_obj_bias(o, m->start, m->off, &bias) < 0)
+		return 0;
 	for (i = 0; i < p->nmaps; i++)
 		if (p->maps[i].obj == o && p->maps[i].bias == bias)
-			return;
+			return 0;
 	p->maps[p->nmaps++] = (struct umap){ bias + o->lo, bias + o->hi,
 					     bias, o };
+	return 0;
 }
 
 static int cmp_map(const void *a, const void *b)
@@ -115,23 +116,15 @@ static bool same_maps(const struct uproc *p, const struct umap *m, size_t n)
 
 void unwind_maps_read(struct unwinder *u, struct uproc *p)
 {
-	char path[32], *line = NULL;
+	struct maps_walk w = { u, p };
 	struct umap *old = p->maps;
-	size_t len = 0, nold = p->nmaps;
-	FILE *f;
+	size_t nold = p->nmaps;
 
 	p->dirty = false;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->tgid);
 	p->maps = malloc(MAPS_MAX * sizeof(*p->maps));
 	p->nmaps = 0;
-	f = p->maps ? fopen(path, "re") : NULL;
-	while (f && getline(&line, &len, f) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		map_line(u, p, line);
-	}
-	if (f)
-		fclose(f);
-	free(line);
+	if (p->maps)
+		proc_maps_each(p->tgid, map_line, &w);
 	if (p->maps)
 		qsort(p->maps, p->nmaps, sizeof(*p->maps), cmp_map);
 	if (!p->maps || !old || !same_maps(p, old, nold)) {
