@@ -177,6 +177,15 @@ test_expect_success PTRACE,STRACE 'dlopen after threads: libc and own sites' '
 test_expect_success PTRACE,STRACE 'after hot calls: fds, masks, env as untraced' '
 	view_case "$HELPERS/hotview" ""
 '
+# A program that changed one of libc's sites before its hot calls: that
+# site is not what the file has there, so it is not rewritten, and its
+# calls stop and count as strace counts them.
+test_expect_success PTRACE,STRACE 'a site not as in the file: left on stops, counted' '
+	untouched untraced "$HELPERS/textchanged" 1000 &&
+	grep -qx "changed=1 writes=1000" got &&
+	grep -qx "write 1001 0" t.counts &&
+	grep -q "; 1 hot site left on ptrace stops (no room, out of reach or not as in the file)" t
+'
 test_expect_success PTRACE 'reading its libc text: the file unchanged' '
 	libctext_case "$HELPERS/libctext" x86_64
 '

@@ -138,20 +138,19 @@ static struct fast_tramp *tramp_new(struct fast_code *c)
 
 /*
  * Whether the process has at a the bytes the file has at the site (the
- * rewritten ones and up to where execution resumes): a process that
+ * rewritten ones and up to where execution resumes), as the sites were
+ * read from it (the file's id is the cache's key): a process that
  * changed its text, or a mapping not of this file, is left alone.
  */
-static bool site_as_filed(int mem, int file, uint64_t a,
-			  const struct rw_site *s)
+static bool site_as_filed(int mem, uint64_t a, const struct rw_site *s)
 {
-	uint8_t here[RW_SITE_MAX + 8], there[RW_SITE_MAX + 8];
+	uint8_t here[RW_FILED_MAX];
 	size_t n = s->len > s->resume ? s->len : s->resume;
 
-	if (n > sizeof(here) || file < 0)
+	if (n > s->filed_len)
 		return false;
 	return pread(mem, here, n, (off_t)a) == (ssize_t)n &&
-	       pread(file, there, n, (off_t)s->offset) == (ssize_t)n &&
-	       !memcmp(here, there, n);
+	       !memcmp(here, s->filed, n);
 }
 
 /* The island's target: the .quad after its jmp *0(%rip). */
@@ -182,7 +181,7 @@ void fast_code_threaded(struct fast_code *c)
  * unlocked twin a process of one thread jumps to), island, jump.
  */
 static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
-		       int file, uint64_t a, const struct rw_site *s)
+		       uint64_t a, const struct rw_site *s)
 {
 	int nr = s->nr, slot = f->slot_of[nr];
 	struct fast_tramp *t, *u;
@@ -196,7 +195,7 @@ static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
 	at = f->pool + c->used;
 	isl = c->islands + c->isl_used;
 	if (s->len > sizeof(jmp) || !rw_site_patch(jmp, a, s->len, isl) ||
-	    !site_as_filed(mem, file, a, s))
+	    !site_as_filed(mem, a, s))
 		return false;
 	memset(t, 0, 2 * sizeof(*t));
 	u = t + 1;
@@ -248,28 +247,22 @@ static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
 	return true;
 }
 
-void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
-			uint64_t addr, uint64_t len, uint64_t off,
-			const char *file, uint64_t *ip)
+/* A mapping's sites patched through mem, the process's /proc/PID/mem. */
+static void patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
+			  int mem, uint64_t addr, uint64_t len, uint64_t off,
+			  const char *file, uint64_t *ip)
 {
 	struct fast_run *f = l->fast;
 	const struct fast_object *o;
 	const struct rw_site *s;
-	char path[64];
 	uint64_t done, failed, a;
 	size_t i;
-	int mem, bytes;
 
 	if (!p->code || !p->cnt || !fast_clock(f))
 		return;
 	o = object_of(f, file);
 	if (!o || o->err)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->tid);
-	mem = open(path, O_RDWR | O_CLOEXEC);
-	if (mem < 0)
-		return;
-	bytes = open(file, O_RDONLY | O_CLOEXEC);
 	done = f->use->sites;
 	failed = f->use->sites_unpatched;
 	for (i = 0; i < o->sites.n; i++) {
@@ -278,7 +271,7 @@ void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 		    f->slot_of[s->nr] < 0)
 			continue;
 		a = addr + (s->offset - off);
-		if (patch_site(f, p->code, mem, bytes, a, s)) {
+		if (patch_site(f, p->code, mem, a, s)) {
 			f->use->sites++;
 			/* t, stopped at this site's syscall, makes its call
 			   again through the jmp, its trampoline's way */
@@ -288,9 +281,6 @@ void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 			f->use->sites_unpatched++;
 		}
 	}
-	if (bytes >= 0)
-		close(bytes);
-	close(mem);
 	if (tracer_debug_on) {
 		char real[4096];
 
@@ -304,30 +294,57 @@ void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
 	}
 }
 
+static int open_mem(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+void fast_patch_mapping(struct loop *l, struct task *t, struct fast_proc *p,
+			uint64_t addr, uint64_t len, uint64_t off,
+			const char *file, uint64_t *ip)
+{
+	int mem = open_mem(t->tid);
+
+	if (mem < 0)
+		return;
+	patch_mapping(l, t, p, mem, addr, len, off, file, ip);
+	close(mem);
+}
+
 /*
  * At exec, what the kernel mapped: the program and its interpreter, the
  * executable mappings of /proc/PID/maps with a file (a static program
  * has its libc in it); later (a process rewritten at its hot calls),
  * every object it has mapped by then.
  */
+struct image_walk {
+	struct loop *l;
+	struct task *t;
+	struct fast_proc *p;
+	int mem;
+	uint64_t *ip;
+};
+
+static int image_mapping(void *ctx, const struct proc_map *m)
+{
+	struct image_walk *w = ctx;
+
+	if (m->perms[2] == 'x' && m->path[0] == '/')
+		patch_mapping(w->l, w->t, w->p, w->mem, m->start,
+			      m->end - m->start, m->off, m->path, w->ip);
+	return 0;
+}
+
 void fast_patch_image(struct loop *l, struct task *t, struct fast_proc *p,
 		      uint64_t *ip)
 {
-	unsigned long long lo, hi, off;
-	char path[64], line[4400], perms[8], file[4097];
-	FILE *maps;
+	struct image_walk w = { l, t, p, open_mem(t->tid), ip };
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->tid);
-	maps = fopen(path, "re");
-	if (!maps)
+	if (w.mem < 0)
 		return;
-	while (fgets(line, sizeof(line), maps)) {
-		file[0] = '\0';
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4096[^\n]", &lo,
-			   &hi, perms, &off, file) < 4 || perms[2] != 'x' ||
-		    file[0] != '/')
-			continue;
-		fast_patch_mapping(l, t, p, lo, hi - lo, off, file, ip);
-	}
-	fclose(maps);
+	proc_maps_each(t->tid, image_mapping, &w);
+	close(w.mem);
 }

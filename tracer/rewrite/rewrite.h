@@ -42,6 +42,7 @@
 #define RW_SITE_LEN 5		/* the jmp rel32 put at a site's first byte:
 				   the fewest bytes a site rewrites */
 #define RW_SITE_MAX 10		/* the most (the xor shape) */
+#define RW_FILED_MAX (RW_SITE_MAX + 8)	/* a site's bytes checked */
 #define RW_POST_MAX 8		/* displaced bytes run after the call */
 #define RW_PRE_MAX 10		/* copied loads run before it (rw_pre_ok) */
 #define RW_ISLAND_LEN 32	/* jmp *0(%rip); .quad T; the stub: syscall;
@@ -152,6 +153,11 @@ struct rw_site {
 	uint8_t post[RW_POST_MAX];
 	uint8_t pre_len;
 	uint8_t pre[RW_PRE_MAX];
+	/* The file's bytes from vaddr (filed_len of them, as many as its
+	   segment has up to RW_FILED_MAX): a process whose bytes there are
+	   not these from the first up to max(len, resume) is not patched. */
+	uint8_t filed_len;
+	uint8_t filed[RW_FILED_MAX];
 };
 
 struct rw_sites {

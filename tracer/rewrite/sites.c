@@ -466,6 +466,11 @@ static int site_add(struct scan *s, const struct shape *k, uint64_t site,
 		.post_len = k->npost,
 	};
 	memcpy(st->post, k->post, k->npost);
+	st->filed_len = (uint8_t)(seg->vaddr + seg->filesz - site <
+				  RW_FILED_MAX ?
+				  seg->vaddr + seg->filesz - site : RW_FILED_MAX);
+	memcpy(st->filed, elf_obj_bytes(s->o, site, st->filed_len, NULL),
+	       st->filed_len);
 	return 0;
 }
 
