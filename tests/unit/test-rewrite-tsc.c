@@ -3,15 +3,37 @@
  * The trampolines' clock: the scale is the ratio given, exact to a part
  * in 2^32; the calibration turns a sleep's ticks into about its length
  * (a wide bound: a sanity check, not a timing); and where the CPU says
- * its TSC is usable, iotrace agrees, as it does on cmpxchg16b.
+ * its TSC is usable, iotrace agrees, as it does on cmpxchg16b, and so
+ * does the kernel's /proc/cpuinfo (iotrace asks CPUID).
  */
 #include <cpuid.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <x86intrin.h>
 #include "tap.h"
 #include "tracer/rewrite/rewrite.h"
+
+/* Whether the kernel's first flags line in /proc/cpuinfo has flag. */
+static bool kernel_flag(const char *flag)
+{
+	char line[8192], *p;
+	size_t n = strlen(flag);
+	bool has = false;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			for (p = line; (p = strstr(p, flag)); p += n)
+				if (p[-1] == ' ' && (p[n] == ' ' || p[n] == '\n'))
+					has = true;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return has;
+}
 
 static uint64_t mono(void)
 {
@@ -49,6 +71,14 @@ int main(void)
 		ok(cx16 ? !(why && strstr(why, "cx16")) : why != NULL,
 		   "cmpxchg16b %s here, and iotrace says so (%s)",
 		   cx16 ? "runs" : "lacks", why ? why : "usable");
+	}
+	{
+		bool usable = kernel_flag("constant_tsc") &&
+			      kernel_flag("nonstop_tsc") && kernel_flag("cx16");
+
+		ok(usable == !why, "the kernel's flags say the TSC is %s, and "
+		   "so does iotrace (%s)", usable ? "usable" : "not usable",
+		   why ? why : "usable");
 	}
 	if (why) {
 		printf("# skipped calibration: %s\n", why);
