@@ -95,7 +95,8 @@ test_expect_success "PTRACE$BLOCK" 'without --truth, nothing said of untraced ti
 test_expect_success "PTRACE$BLOCK" 'with --truth, the reads as it measured them' '
 	"$IOTRACE" -o report --truth run dd of=out bs=4096 count=2000 \
 		oflag=direct >/dev/null 2>&1 &&
-	grep "^- 2,000 calls waited for the device" report >finding &&
+	{ grep "^- 2,000 calls waited for the device" report >finding ||
+	  { cat report; false; }; } &&
 	set -- $(awk "\$1 == \"read\" && NF == 6 { print \$3, \$6 }" report) &&
 	if awk "BEGIN { exit !($2 >= 2 * $1) }"; then
 		grep "; between them, read took $2 us a call traced, [0-9.]*x its $1 us untraced (--truth): " finding
