@@ -11,6 +11,7 @@
  * filesystem's statfs type.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/magic.h>
@@ -42,23 +43,31 @@ static const unsigned long memory_fs[] = {
 /* "flags:\t0100002" in fdinfo is octal. */
 static int read_flags(pid_t tid, int fd, unsigned *flags)
 {
-	char path[64], line[128];
+	char path[64], text[512], *line, *next;
 	unsigned long v;
-	FILE *f;
-	int err = -ENOENT;
+	ssize_t n;
+	int f;
 
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)tid, fd);
-	f = fopen(path, "re");
-	if (!f)
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
 		return -errno;
-	while (fgets(line, sizeof(line), f))
+	/* pos, flags, mnt_id first: one read has them */
+	n = read(f, text, sizeof(text) - 1);
+	close(f);
+	if (n < 0)
+		return -EIO;
+	text[n] = '\0';
+	for (line = text; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			next++;
 		if (sscanf(line, "flags: %lo", &v) == 1) {
 			*flags = (unsigned)v;
-			err = 0;
-			break;
+			return 0;
 		}
-	fclose(f);
-	return err;
+	}
+	return -ENOENT;
 }
 
 static uint32_t read_u32(const char *path)
@@ -79,7 +88,36 @@ static uint32_t read_u32(const char *path)
  * block device (tmpfs, btrfs and overlayfs give anonymous devices).  A
  * partition has no queue/ of its own: its parent's applies.
  */
+/*
+ * Each device's answer, read once per iotrace (0 too: a filesystem with
+ * no block device tries two paths in vain), as a device's logical block
+ * size does not change: a run's files are mostly on one or two.
+ */
+#define LBS_KNOWN 8
+static struct {
+	dev_t dev;
+	uint32_t lbs;
+} lbs_known[LBS_KNOWN];
+static unsigned lbs_n, lbs_next;
+
+static uint32_t read_lbs(dev_t dev);
+
 uint32_t fd_logical_block_size(dev_t dev)
+{
+	unsigned i;
+	uint32_t v;
+
+	for (i = 0; i < lbs_n; i++)
+		if (lbs_known[i].dev == dev)
+			return lbs_known[i].lbs;
+	v = read_lbs(dev);
+	i = lbs_n < LBS_KNOWN ? lbs_n++ : lbs_next++ % LBS_KNOWN;
+	lbs_known[i].dev = dev;
+	lbs_known[i].lbs = v;
+	return v;
+}
+
+static uint32_t read_lbs(dev_t dev)
 {
 	char path[96];
 	uint32_t v;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <seccomp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
@@ -235,6 +236,49 @@ static void test_backing(void)
 	}
 }
 
+/* The logical block size /sys says for dev (or its disk), 0: none. */
+static unsigned sys_lbs(dev_t dev)
+{
+	char path[96];
+	unsigned v = 0;
+	FILE *f;
+	int up;
+
+	for (up = 0; up < 2 && !v; up++) {
+		snprintf(path, sizeof(path),
+			 "/sys/dev/block/%u:%u/%squeue/logical_block_size",
+			 major(dev), minor(dev), up ? "../" : "");
+		f = fopen(path, "re");
+		if (f && fscanf(f, "%u", &v) != 1)
+			v = 0;
+		if (f)
+			fclose(f);
+	}
+	return v;
+}
+
+/* Each device's block size is read once and kept: the same answers as
+ * /sys's, before and after more devices than it keeps pushed it out. */
+static void test_lbs(void)
+{
+	struct stat st;
+	unsigned want, i, none = 0;
+
+	if (stat("/", &st) < 0) {
+		ok(0, "stat /");
+		return;
+	}
+	want = sys_lbs(st.st_dev);
+	is_int(fd_logical_block_size(st.st_dev), want,
+	       "/'s device: %u bytes, as /sys says", want);
+	is_int(fd_logical_block_size(st.st_dev), want, "asked again: the same");
+	for (i = 1; i <= 12; i++)
+		none += fd_logical_block_size(makedev(0, 1000 + i)) != 0;
+	is_int(none, 0, "12 anonymous devices: no block size");
+	is_int(fd_logical_block_size(st.st_dev), want,
+	       "/'s device after them: still %u", want);
+}
+
 int main(void)
 {
 	test_cache();
@@ -243,5 +287,6 @@ int main(void)
 	test_evict();
 	test_describe();
 	test_backing();
+	test_lbs();
 	return done_testing();
 }
