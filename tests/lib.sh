@@ -71,6 +71,9 @@ test_have_prereq() {
 			command -v go >/dev/null 2>&1 || return 1 ;;
 		GDB)
 			command -v gdb >/dev/null 2>&1 || return 1 ;;
+		CPUS2)
+			# two CPUs or more in this process's mask
+			test "$(nproc)" -ge 2 || return 1 ;;
 		UNSANITIZED)
 			# exact calls of a process running iotrace's own
 			# code (a built-in workload): under make

@@ -348,4 +348,15 @@ test_expect_success PTRACE '-k --stack-sample: copies unwound from the program, 
 	grep -q "^  100\.0% ~        20 calls  .*  main (copypairs)$" r
 '
 
+# The fast path's calibration thread runs beside the command's start, on
+# another CPU than the one iotrace and the command are pinned to: on the
+# same one, the start waited for its calls (0.5-0.9 ms of the clone).
+test_expect_success PTRACE,CPUS2 'the calibration thread: not on the pinned CPU' '
+	"$IOTRACE" --debug -o /dev/null -- true 2>err &&
+	pinned=$(sed -n "s/.* ms pinned to CPU \([0-9]*\)$/\1/p" err) &&
+	thread=$(sed -n "s/.* ms fast path.s calibration thread on CPU \([0-9]*\)$/\1/p" err) &&
+	test -n "$pinned" && test -n "$thread" &&
+	test "$pinned" != "$thread"
+'
+
 test_done

@@ -39,6 +39,8 @@ void pin_start(struct pin *pin)
 	CPU_SET(cpu, &one);
 	if (sched_setaffinity(0, sizeof(one), &one) == 0)
 		pin->active = true;
+	TRACER_DEBUG("%s CPU %d", pin->active ? "pinned to" : "not pinned to",
+		     cpu);
 }
 
 void pin_end(struct pin *pin, pid_t parent, pid_t child)

@@ -153,7 +153,8 @@ static int calibrate_start(struct loop *l)
 
 	for (h = loop_extensions; *h; h++)
 		if ((*h)->prepare)
-			(*h)->prepare(l->opts);
+			(*h)->prepare(l->opts,
+				      l->pin.active ? &l->pin.orig : NULL);
 	if (!l->opts->calibrate)
 		return 0;
 	if (l->target->from_birth) {
@@ -177,9 +178,10 @@ static int run_loop(struct loop *l, const struct tracer_target *target)
 	task_table_init(&l->tasks);
 	/*
 	 * Pinned first: the fast path's calibration thread (an extension's
-	 * prepare, in calibrate_start) takes a CPU other than the one
-	 * iotrace is on.  Pinned after it, iotrace could be pinned to the
-	 * thread's CPU, and the command's start wait for its ms of calls.
+	 * prepare, in calibrate_start) takes a CPU of iotrace's mask before
+	 * the pin other than the one iotrace is pinned to.  Pinned after
+	 * it, iotrace could be pinned to the thread's CPU, and the
+	 * command's start wait for its ms of calls.
 	 */
 	if (l->opts->pin && pt->from_birth)
 		pin_start(&l->pin);

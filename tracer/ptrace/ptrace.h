@@ -190,9 +190,10 @@ struct loop_hooks {
 	/*
 	 * Before the plan and the stop calibration, once per iotrace: what
 	 * the extension measures for itself, started to run beside them
-	 * (may be NULL).
+	 * (may be NULL).  cpus: the CPUs iotrace may use, when it has
+	 * pinned itself to one of them (pin.c), else NULL.
 	 */
-	void (*prepare)(const struct tracer_opts *opts);
+	void (*prepare)(const struct tracer_opts *opts, const cpu_set_t *cpus);
 	/* 1: on, and the hooks below are called; 0: off; or -errno. */
 	int (*start)(struct loop *l, const struct tracer_target *target);
 	void (*finish)(struct loop *l);

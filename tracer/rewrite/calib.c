@@ -211,14 +211,20 @@ static uint64_t median_of(uint64_t *v)
 /*
  * Another CPU than the one iotrace runs on, which the stop calibration
  * and the command are pinned to (pin.c): the two measurements, made at
- * once, would each take the other's time on one CPU.  false: one CPU.
+ * once, would each take the other's time on one CPU.  cpus: iotrace's
+ * mask before it pinned itself (NULL: not pinned, its own mask).
+ * false: one CPU.
  */
-static bool other_cpu(cpu_set_t *set)
+static bool other_cpu(cpu_set_t *set, const cpu_set_t *cpus)
 {
 	cpu_set_t mask;
 	int cpu = sched_getcpu(), i;
 
-	if (sched_getaffinity(0, sizeof(mask), &mask) < 0 || cpu < 0)
+	if (cpus)
+		mask = *cpus;
+	else if (sched_getaffinity(0, sizeof(mask), &mask) < 0)
+		return false;
+	if (cpu < 0)
 		return false;
 	for (i = 0; i < CPU_SETSIZE; i++)
 		if (i != cpu && CPU_ISSET(i, &mask)) {
@@ -275,7 +281,8 @@ out:
  * it, so iotrace's handlers run where they always did.  in_child: a
  * child makes them, at once (measure_in_child()).
  */
-int fast_calibrate_start(struct fast_calib *c, bool in_child)
+int fast_calibrate_start(struct fast_calib *c, bool in_child,
+			 const cpu_set_t *cpus)
 {
 	pthread_attr_t attr;
 	sigset_t all, was;
@@ -295,8 +302,13 @@ int fast_calibrate_start(struct fast_calib *c, bool in_child)
 		return err;
 	}
 	pthread_attr_init(&attr);
-	if (other_cpu(&cpu))
+	if (other_cpu(&cpu, cpus)) {
 		pthread_attr_setaffinity_np(&attr, sizeof(cpu), &cpu);
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &cpu))
+				TRACER_DEBUG("fast path's calibration thread "
+					     "on CPU %d", i);
+	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &was);
 	err = pthread_create(&c->thread, &attr, measure, c->out);
@@ -450,7 +462,7 @@ static bool traces_hot(const struct tracer_opts *opts)
 	return false;
 }
 
-void fast_warm_start(const struct tracer_opts *opts)
+void fast_warm_start(const struct tracer_opts *opts, const cpu_set_t *cpus)
 {
 	static bool tried;
 
@@ -460,7 +472,8 @@ void fast_warm_start(const struct tracer_opts *opts)
 	tried = true;
 	rw_tsc_mark(&warm.mark);
 	warm.marked = true;
-	warm.started = fast_calibrate_start(&warm.calib, opts->in_fork) == 0;
+	warm.started = fast_calibrate_start(&warm.calib, opts->in_fork,
+					    cpus) == 0;
 	TRACER_DEBUG("fast path's calibration %s",
 		     !warm.started ? "failed to start" :
 		     opts->in_fork ? "measured in a child" : "started");

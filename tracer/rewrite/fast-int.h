@@ -37,7 +37,7 @@
 const char *fast_opts_why_not(const struct tracer_opts *opts);
 /* Before the stop calibration: the fast path's own, beside it
  * (calib.c). */
-void fast_warm_start(const struct tracer_opts *opts);
+void fast_warm_start(const struct tracer_opts *opts, const cpu_set_t *cpus);
 int fast_start(struct loop *l, const struct tracer_target *target);
 void fast_finish(struct loop *l);
 bool fast_own_stop(struct loop *l, uint64_t ip);
@@ -201,7 +201,8 @@ struct fast_calib {
 	struct calib_out *out;	/* what it writes; NULL: no thread */
 	bool measured;		/* in a child, waited for: no thread */
 };
-int fast_calibrate_start(struct fast_calib *c, bool in_child);
+int fast_calibrate_start(struct fast_calib *c, bool in_child,
+			 const cpu_set_t *cpus);
 
 struct fast_run {
 	uint64_t pool;		/* P */
