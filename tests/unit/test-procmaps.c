@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * proc_maps_each() (procfd/maps.c) on this process's own maps: one call
- * per line of /proc/self/maps, in address order; the mapping of this
+ * proc_maps_each() (procfd/maps.c): one call per line of a process's
+ * /proc/PID/maps; on this process's own, in address order; the mapping of this
  * function is executable and names this program's file, with its device
  * and inode; the stack is "[stack]", an anonymous mapping has no path;
  * a callback's positive return stops the walk with 0, a negative one is
  * returned; a process that does not exist is -ENOENT.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "procfd/procfd.h"
 #include "tests/unit/tap.h"
@@ -57,17 +59,55 @@ static int each(void *ctx, const struct proc_map *m)
 	return s->stop_at && (int)s->n == s->stop_at ? s->stop_ret : 0;
 }
 
-static size_t lines_of_maps(void)
+static size_t lines_of_maps(pid_t pid)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
+	char path[32];
+	FILE *f;
 	size_t n = 0;
 	int c;
 
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
 	while (f && (c = fgetc(f)) != EOF)
 		n += c == '\n';
 	if (f)
 		fclose(f);
 	return n;
+}
+
+/*
+ * One call per line of a process's maps: a child that waits, whose
+ * mappings do not change while both are read (this process's own do:
+ * stdio and a sanitizer's runtime map memory between two reads).
+ */
+static void test_lines(void)
+{
+	struct seen s;
+	int go[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(go) < 0 || (pid = fork()) < 0) {
+		ok(0, "a child to read the maps of");
+		return;
+	}
+	if (pid == 0) {
+		close(go[0]);
+		if (write(go[1], "", 1) == 1)
+			pause();
+		_exit(0);
+	}
+	close(go[1]);
+	if (read(go[0], &c, 1) != 1)
+		c = 1;
+	memset(&s, 0, sizeof(s));
+	s.ordered = s.parsed = true;
+	is_int(proc_maps_each(pid, each, &s), 0, "a waiting child's maps read");
+	is_int(s.n, lines_of_maps(pid),
+	       "one call per line of its /proc/PID/maps (%zu)", s.n);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(go[0]);
 }
 
 int main(void)
@@ -89,8 +129,6 @@ int main(void)
 	s.code = (uint64_t)(uintptr_t)&each;
 	s.anon = (uint64_t)(uintptr_t)anon;
 	is_int(proc_maps_each(getpid(), each, &s), 0, "this process's maps read");
-	is_int(s.n, lines_of_maps(), "one call per line of /proc/self/maps (%zu)",
-	       s.n);
 	ok(s.ordered && s.parsed, "in address order, each with start < end "
 	   "and four permission letters");
 	ok(s.code_found && s.code_x, "this function's mapping found, executable");
@@ -101,6 +139,8 @@ int main(void)
 	ok(s.stack, "the stack is [stack]");
 	ok(s.anon_found && s.anon_nameless,
 	   "an anonymous mapping: no path, inode 0");
+
+	test_lines();
 
 	memset(&s, 0, sizeof(s));
 	s.stop_at = 3;
