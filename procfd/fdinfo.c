@@ -88,35 +88,6 @@ static uint32_t read_u32(const char *path)
  * block device (tmpfs, btrfs and overlayfs give anonymous devices).  A
  * partition has no queue/ of its own: its parent's applies.
  */
-/*
- * Each device's answer, read once per iotrace (0 too: a filesystem with
- * no block device tries two paths in vain), as a device's logical block
- * size does not change: a run's files are mostly on one or two.
- */
-#define LBS_KNOWN 8
-static struct {
-	dev_t dev;
-	uint32_t lbs;
-} lbs_known[LBS_KNOWN];
-static unsigned lbs_n, lbs_next;
-
-static uint32_t read_lbs(dev_t dev);
-
-uint32_t fd_logical_block_size(dev_t dev)
-{
-	unsigned i;
-	uint32_t v;
-
-	for (i = 0; i < lbs_n; i++)
-		if (lbs_known[i].dev == dev)
-			return lbs_known[i].lbs;
-	v = read_lbs(dev);
-	i = lbs_n < LBS_KNOWN ? lbs_n++ : lbs_next++ % LBS_KNOWN;
-	lbs_known[i].dev = dev;
-	lbs_known[i].lbs = v;
-	return v;
-}
-
 static uint32_t read_lbs(dev_t dev)
 {
 	char path[96];
@@ -132,6 +103,34 @@ static uint32_t read_lbs(dev_t dev)
 		 "/sys/dev/block/%u:%u/../queue/logical_block_size",
 		 major(dev), minor(dev));
 	return read_u32(path);
+}
+
+/*
+ * read_lbs()'s answer for each device, read once per iotrace (0 too: a
+ * filesystem with no block device tries two paths in vain), as a
+ * device's logical block size does not change: a run's files are
+ * mostly on one or two.
+ */
+#define LBS_KNOWN 8
+static struct {
+	dev_t dev;
+	uint32_t lbs;
+} lbs_known[LBS_KNOWN];
+static unsigned lbs_n, lbs_next;
+
+uint32_t fd_logical_block_size(dev_t dev)
+{
+	unsigned i;
+	uint32_t v;
+
+	for (i = 0; i < lbs_n; i++)
+		if (lbs_known[i].dev == dev)
+			return lbs_known[i].lbs;
+	v = read_lbs(dev);
+	i = lbs_n < LBS_KNOWN ? lbs_n++ : lbs_next++ % LBS_KNOWN;
+	lbs_known[i].dev = dev;
+	lbs_known[i].lbs = v;
+	return v;
 }
 
 static enum fd_kind kind_of(const struct stat *st, const char *path)
