@@ -263,43 +263,35 @@ size_t rw_tramp_emit(uint8_t *out, const struct rw_tramp_spec *s)
 	return s->pre_len + t[TT_LEN];
 }
 
-/*
- * Where the lock prefixes of variant t's code are: the template's (the
- * assembler lists them, tramp-tmpl.S's RW_LOCK), which an emitted trampoline
- * keeps at the same offsets (what emit fills are immediates and
- * constants; the post, nops in the template, is the program's own
- * instruction and keeps its prefixes).  Found once per variant: a run
- * emits a twin per site.  *at: offsets from the variant's first byte;
- * false: more than LOCKS_MAX, and no twin.
- */
-#define LOCKS_MAX 32
-static bool variant_locks(const uint32_t *t, const uint16_t **at, size_t *n)
+/* The index of the first of rw_tramp_locks[] at off or after it. */
+static size_t first_lock_from(size_t off)
 {
-	static struct {
-		bool done, ok;
-		uint8_t n;
-		uint16_t at[LOCKS_MAX];
-	} cache[TT_VARIANTS];
-	size_t v = (size_t)(t - &rw_tramp_tab[0][0]) / TT_N;
-	uint32_t end = t[TT_K_SLOW] ? t[TT_K_SLOW] : t[TT_K_BACK];
-	uint32_t i, l;
+	size_t lo = 0, hi = rw_tramp_nlocks, mid;
 
-	if (!cache[v].done) {
-		cache[v].done = cache[v].ok = true;
-		for (i = 0; i < rw_tramp_nlocks; i++) {
-			l = rw_tramp_locks[i];
-			if (l < t[TT_START] || l - t[TT_START] >= end)
-				continue;
-			if (cache[v].n == LOCKS_MAX)
-				cache[v].ok = false;
-			else
-				cache[v].at[cache[v].n++] =
-					(uint16_t)(l - t[TT_START]);
-		}
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (rw_tramp_locks[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	*at = cache[v].at;
-	*n = cache[v].n;
-	return cache[v].ok;
+	return lo;
+}
+
+/*
+ * The lock prefixes of variant t's code, its first end bytes: the slice
+ * of rw_tramp_locks[] (offsets from rw_tramp_code, sorted, as in the code:
+ * the assembler lists them, tramp-tmpl.S's RW_LOCK) that falls there, n
+ * of them.  An emitted trampoline keeps them at the same offsets (what
+ * emit fills are immediates and constants; the post, nops in the
+ * template, is the program's own instruction and keeps its prefixes).
+ */
+static const uint32_t *variant_locks(const uint32_t *t, size_t end, size_t *n)
+{
+	size_t i = first_lock_from(t[TT_START]);
+
+	*n = first_lock_from(t[TT_START] + end) - i;
+	return rw_tramp_locks + i;
 }
 
 /* Whether byte off of variant t's code is one emit fills (an immediate,
@@ -345,15 +337,16 @@ size_t rw_tramp_unlock(uint8_t *out, size_t len,
 	const uint32_t *t = tramp_row(s);
 	uint8_t *buf = out + s->pre_len;	/* the template's code */
 	const uint8_t *tmpl;
-	const uint16_t *at;
+	const uint32_t *at;
 	size_t n, i, end;
 
-	if (!t || len < s->pre_len + t[TT_LEN] || !variant_locks(t, &at, &n) ||
+	if (!t || len < s->pre_len + t[TT_LEN] ||
 	    memcmp(out, s->pre, s->pre_len))
 		return 0;
 	/* Only the variant's own code, as emit wrote it, is unlocked. */
 	tmpl = rw_tramp_code + t[TT_START];
 	end = t[TT_K_SLOW] ? t[TT_K_SLOW] : t[TT_K_BACK];
+	at = variant_locks(t, end, &n);
 	for (i = 0; i < end; i++)
 		if (buf[i] != tmpl[i] && !filled(t, i))
 			return 0;
@@ -362,7 +355,7 @@ size_t rw_tramp_unlock(uint8_t *out, size_t len,
 				     sizeof(size_cas))))
 		return 0;
 	for (i = 0; i < n; i++)
-		buf[at[i]] = 0x90;
+		buf[at[i] - t[TT_START]] = 0x90;
 	if (t[TT_SIZECAS])
 		memcpy(buf + t[TT_SIZECAS], size_stores, sizeof(size_stores));
 	return n;
