@@ -153,8 +153,7 @@ static int calibrate_start(struct loop *l)
 
 	for (h = loop_extensions; *h; h++)
 		if ((*h)->prepare)
-			(*h)->prepare(l->opts,
-				      l->pin.active ? &l->pin.orig : NULL);
+			(*h)->prepare(l->opts, pin_allowed(&l->pin));
 	if (!l->opts->calibrate)
 		return 0;
 	if (l->target->from_birth) {

@@ -90,6 +90,12 @@ struct pin {
 	bool active;		/* tracer and tracee pinned to one CPU */
 	cpu_set_t orig;		/* the mask the command was started with */
 };
+/* The CPUs iotrace may use while it is pinned to one of them, else
+ * NULL (not pinned: its own mask says). */
+static inline const cpu_set_t *pin_allowed(const struct pin *pin)
+{
+	return pin->active ? &pin->orig : NULL;
+}
 
 /*
  * Per-task state of the loop's extension (struct loop_hooks), in a type

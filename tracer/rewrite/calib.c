@@ -213,9 +213,9 @@ static uint64_t median_of(uint64_t *v)
  * and the command are pinned to (pin.c): the two measurements, made at
  * once, would each take the other's time on one CPU.  cpus: iotrace's
  * mask before it pinned itself (NULL: not pinned, its own mask).
- * false: one CPU.
+ * -1: one CPU.
  */
-static bool other_cpu(cpu_set_t *set, const cpu_set_t *cpus)
+static int other_cpu(const cpu_set_t *cpus)
 {
 	cpu_set_t mask;
 	int cpu = sched_getcpu(), i;
@@ -223,16 +223,13 @@ static bool other_cpu(cpu_set_t *set, const cpu_set_t *cpus)
 	if (cpus)
 		mask = *cpus;
 	else if (sched_getaffinity(0, sizeof(mask), &mask) < 0)
-		return false;
+		return -1;
 	if (cpu < 0)
-		return false;
+		return -1;
 	for (i = 0; i < CPU_SETSIZE; i++)
-		if (i != cpu && CPU_ISSET(i, &mask)) {
-			CPU_ZERO(set);
-			CPU_SET(i, set);
-			return true;
-		}
-	return false;
+		if (i != cpu && CPU_ISSET(i, &mask))
+			return i;
+	return -1;
 }
 
 /*
@@ -287,6 +284,7 @@ int fast_calibrate_start(struct fast_calib *c, bool in_child,
 	pthread_attr_t attr;
 	sigset_t all, was;
 	cpu_set_t cpu;
+	int other;
 	int err;
 
 	c->out = calloc(1, sizeof(*c->out));
@@ -302,12 +300,12 @@ int fast_calibrate_start(struct fast_calib *c, bool in_child,
 		return err;
 	}
 	pthread_attr_init(&attr);
-	if (other_cpu(&cpu, cpus)) {
+	other = other_cpu(cpus);
+	if (other >= 0) {
+		CPU_ZERO(&cpu);
+		CPU_SET(other, &cpu);
 		pthread_attr_setaffinity_np(&attr, sizeof(cpu), &cpu);
-		for (int i = 0; i < CPU_SETSIZE; i++)
-			if (CPU_ISSET(i, &cpu))
-				TRACER_DEBUG("fast path's calibration thread "
-					     "on CPU %d", i);
+		TRACER_DEBUG("fast path's calibration thread on CPU %d", other);
 	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &was);

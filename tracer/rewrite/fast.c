@@ -149,8 +149,7 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 		rw_tsc_mark(&f->mark);
 		f->calibrating = fast_calibrate_start(&f->calib,
 						       l->opts->in_fork,
-						       l->pin.active ?
-						       &l->pin.orig : NULL) == 0;
+						       pin_allowed(&l->pin)) == 0;
 	}
 	f->pool = rw_pool_pick();
 	err = rw_filter_allow_pool(&l->plan.bpf, &l->plan.bpf_len, f->pool,

@@ -453,9 +453,11 @@ static int site_add(struct scan *s, const struct shape *k, uint64_t site,
 	const struct elf_seg *seg;
 	struct rw_sites *out = s->out;
 	struct rw_site *st;
+	uint64_t left;
 
 	if (!elf_obj_bytes(s->o, site, 1, &seg))
 		return -EINVAL;
+	left = seg->vaddr + seg->filesz - site;
 	if (grow((void **)&out->site, &s->site_cap, out->n,
 		 sizeof(*out->site)))
 		return -ENOMEM;
@@ -466,9 +468,7 @@ static int site_add(struct scan *s, const struct shape *k, uint64_t site,
 		.post_len = k->npost,
 	};
 	memcpy(st->post, k->post, k->npost);
-	st->filed_len = (uint8_t)(seg->vaddr + seg->filesz - site <
-				  RW_FILED_MAX ?
-				  seg->vaddr + seg->filesz - site : RW_FILED_MAX);
+	st->filed_len = (uint8_t)(left < RW_FILED_MAX ? left : RW_FILED_MAX);
 	memcpy(st->filed, elf_obj_bytes(s->o, site, st->filed_len, NULL),
 	       st->filed_len);
 	return 0;
