@@ -247,15 +247,21 @@ for w in dd shm1m null1m catpipe execs startup; do
 	echo
 done
 
-# The lowest and highest of the rounds' ratios of mode $2 to untraced on
-# workload $1, each round's runs against each other (the k-th of each).
-round_range() {
+# The rounds' ratios of mode $2 to untraced on workload $1 in walls file
+# $3, each round's runs against each other (the k-th of each), sorted.
+round_ratios() {
 	awk -v w="$1" -v m="$2" '$1 == w && $2 == "untraced" { u[++nu] = $3 }
 		$1 == w && $2 == m { t[++nt] = $3 }
-		END { for (k = 1; k <= nu && k <= nt; k++) if (u[k] > 0) {
-			r = t[k] / u[k]; if (!lo || r < lo) lo = r; if (r > hi) hi = r }
-		      printf "%.2f-%.2f", lo, hi }' walls
+		END { for (k = 1; k <= nu && k <= nt; k++) if (u[k] > 0)
+			printf "%.4f\n", t[k] / u[k] }' "$3" | sort -g
 }
+# Their lowest-highest, or with $4 = median their median.
+round_ratio() {
+	round_ratios "$1" "$2" "$3" | awk -v want="${4:-}" '{ v[NR] = $1 }
+		END { if (want == "median") printf "%.2f", v[int((NR + 1) / 2)]
+		      else printf "%.2f-%.2f", v[1], v[NR] }'
+}
+round_range() { round_ratio "$1" "$2" walls; }
 echo
 echo "issue 21: the same, each round's runs against each other (lowest-highest of $REPS)"
 printf '%-10s' workload
@@ -291,20 +297,10 @@ iotrace|$IOTRACE -o $shm/i.txt --"
 REPS=$reps_part1
 mv walls walls.t21
 mv walls.part1 walls
-# The median of workload $1's per-round ratios iotrace / untraced in
-# walls.t21, and their lowest-highest ($2 = range).
-t21_ratio() {
-	awk -v w="$1" '$1 == w && $2 == "untraced" { u[++nu] = $3 }
-		$1 == w && $2 == "iotrace" { t[++nt] = $3 }
-		END { for (k = 1; k <= nu && k <= nt; k++) if (u[k] > 0)
-			printf "%.4f\n", t[k] / u[k] }' walls.t21 | sort -g |
-	awk -v want="${2:-}" '{ v[NR] = $1 }
-		END { if (want == "range") printf "%.2f-%.2f", v[1], v[NR]
-		      else printf "%.2f", v[int((NR + 1) / 2)] }'
-}
 for w in dd shm1m null1m catpipe; do
-	printf '%-10s iotrace / untraced %s [%s]\n' "$w" "$(t21_ratio "$w")" \
-		"$(t21_ratio "$w" range)"
+	printf '%-10s iotrace / untraced %s [%s]\n' "$w" \
+		"$(round_ratio "$w" iotrace walls.t21 median)" \
+		"$(round_ratio "$w" iotrace walls.t21)"
 done
 
 echo
@@ -317,7 +313,7 @@ for spec in "dd|1.3|dd bs=1024 count=20480 to a file" \
 	rest=${spec#*|}
 	lim=${rest%%|*}
 	label=${rest#*|}
-	v=$(t21_ratio "$w")
+	v=$(round_ratio "$w" iotrace walls.t21 median)
 	target "$v" "$lim" "$label: iotrace / untraced"
 	if has_mode bpftrace; then
 		target "$v" "$(ratio "$(wall_of "$w" bpftrace)" "$(wall_of "$w" untraced)")" \
