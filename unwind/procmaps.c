@@ -10,7 +10,6 @@
  * first process's memory.  Bounded: PROCS_MAX processes (the least
  * recently unwound goes), MAPS_MAX mappings each, ELF_OBJS_MAX objects.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
