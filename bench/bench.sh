@@ -45,9 +45,13 @@ echo "cat $shm/big | cat >/dev/null" >"$work/catpipe.sh"
 # A shell script's many short commands (a build's, a configure's): 200
 # execs of true, each a process that makes a handful of hot calls.
 echo "i=0; while [ \$i -lt 200 ]; do $TRUE; i=\$((i + 1)); done" >"$work/execs.sh"
+# A tree walk: each file's stat, xattrs and link, each directory's
+# getdents (the metadata hot calls), and its openat and close (stops).
+LS=$(path_of ls)
 workloads="dd|$DD if=/dev/zero of=$work/dd.out bs=1024 count=20480
 bufwrite1|$HELPERS/writeloop $work/bw.out 100000 1
 tarpipe|$SH $work/tarpipe.sh
+walk|$LS -lR /usr/include
 threads|$HELPERS/writeloop $work/mt.out 25000 1 4
 shm1m|$HELPERS/writeloop $shm/w.out 1000000 1
 null1m|$HELPERS/writeloop /dev/null 1000000 1
@@ -228,7 +232,7 @@ echo "issue 21: wall / untraced, median of $REPS (start-up: wall ms of $TRUE)"
 printf '%-10s %9s' workload "untraced"
 for m in $i21_modes; do has_mode "$m" && printf ' %10.10s' "$m"; done
 echo
-for w in dd shm1m null1m catpipe execs startup; do
+for w in dd shm1m null1m catpipe tarpipe walk execs startup; do
 	base=$(wall_of "$w" untraced)
 	if [ $w = startup ]; then
 		printf '%-10s %9.1f' "$w" "$(awk -v n="$base" 'BEGIN { print n / 1e6 }')"
@@ -267,7 +271,7 @@ echo "issue 21: the same, each round's runs against each other (lowest-highest o
 printf '%-10s' workload
 for m in $i21_modes; do has_mode "$m" && printf ' %12.12s' "$m"; done
 echo
-for w in dd shm1m null1m catpipe execs; do
+for w in dd shm1m null1m catpipe tarpipe walk execs; do
 	printf '%-10s' "$w"
 	for m in $i21_modes; do
 		has_mode "$m" && printf ' %12s' "$(round_range "$w" "$m")"

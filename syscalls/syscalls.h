@@ -86,10 +86,11 @@ enum {
 	SF_WRITE_FAMILY = 1 << 9, /* write(2) and its kin, the other way */
 	SF_MAPS_CODE = 1 << 10,	/* may map code (prot in arg 2): -k's map
 				   cache of the process goes stale */
-	SF_HOT = 1 << 11,	/* made in loops on one fd (arg 0) or a
-				   pair (a copy: splice...), opening and
-				   closing none: the fast path rewrites its
-				   call sites (tracer/rewrite/) */
+	SF_HOT = 1 << 11,	/* made in loops, on one fd (arg 0), a
+				   pair (a copy: splice...) or a path,
+				   opening, closing and duplicating none,
+				   and no wait: the fast path rewrites
+				   its call sites (tracer/rewrite/) */
 	SF_SLEEPS = 1 << 12,	/* waits for a time, nothing else: as long
 				   traced as untraced (the untraced floor) */
 };

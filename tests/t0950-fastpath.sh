@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Guards for the fast path (issue 21, docs/fastpath.md): what must hold
-# whichever way the default engine counts the hot calls (read, write,
-# pread64, pwrite64, readv, writev, preadv, pwritev, lseek, fsync,
-# fdatasync), by ptrace stops or by trampolines at libc's call sites.
+# whichever way the default engine counts the hot calls (read, write and
+# their kin, the I/O's steering, a tree walk's stat and getdents:
+# syscalls/systab.c's SF_HOT), by ptrace stops or by trampolines at
+# libc's call sites.
 # The program behaves as untraced (output, exit status) and each
 # syscall's calls and errors equal strace -f -c's (untouched, lib.sh),
 # for calls libc does not make at its own sites (a raw syscall

@@ -16,17 +16,31 @@ fast_calls() {
 		grep . || echo 0
 }
 
-# hot_calls REPORT: the calls of the table's hot rows (syscalls/systab.c's
-# SF_HOT), the ones a process's rewrite waits for.
+# The hot calls (syscalls/systab.c's SF_HOT), as --debug names them.
+hot_names=$("$IOTRACE" --debug -o /dev/null -- true 2>&1 |
+	    sed -n 's/.* ms hot calls: //p')
+
+# hot_calls REPORT: the calls of the table's hot rows, the ones a
+# process's rewrite waits for.
 hot_calls() {
 	n=0
-	for c in read write pread64 pwrite64 readv writev preadv pwritev \
-		 preadv2 pwritev2 lseek fsync fdatasync splice sendfile \
-		 copy_file_range; do
+	for c in $hot_names; do
 		n=$((n + $(table_calls $c "$1")))
 	done
 	echo $n
 }
+
+test_expect_success PTRACE 'the hot calls: the data calls, the I/O steering and a tree walk'"'"'s metadata' '
+	for c in read write pread64 pwritev2 lseek fsync fdatasync splice \
+		 sendfile copy_file_range sendto recvmsg newfstatat statx \
+		 getdents64 faccessat lgetxattr readlinkat fadvise64; do
+		echo " $hot_names " | grep -q " $c " || { echo "not hot: $c"; return 1; }
+	done &&
+	for c in openat close dup2 fcntl mmap execve poll futex; do
+		echo " $hot_names " | grep -q " $c " && { echo "hot: $c"; return 1; }
+		:
+	done
+'
 
 json_num() { # FILE KEY: the first integer value of KEY in FILE
 	sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1" | head -n 1
@@ -47,6 +61,34 @@ test_expect_success PTRACE,STRACE '1,000 writes: the first 63 hot calls stop, th
 	test "$(table_calls write r)" = "$(table_calls write s)" &&
 	test "$(fast_calls r)" = $(($(hot_calls r) - 63)) &&
 	grep -q "^iotrace: fast path: .* calls counted without a stop, at [0-9]* rewritten sites in 1 process$" r
+'
+
+# The metadata of a tree walk, the I/O's steering and a socket's
+# datagrams (metawalk.c's rounds): each call as strace counts it, errors
+# too, 300 rounds' worth past what the program makes with none (libc's
+# and the loader's own: ld.so.preload's access, stdout's fstat), and all
+# but the first 63 hot calls on the fast path.
+test_expect_success PTRACE,STRACE 'stat, getdents, xattrs, fadvise, sendmsg...: as strace counts, on the fast path' '
+	mkdir walk &&
+	strace -f -c -o s0 "$HELPERS/metawalk" walk 0 >/dev/null &&
+	untouched untraced "$HELPERS/metawalk" walk 300 &&
+	echo "rounds=300 bytes=57600" >expect && echo "exit 0" >>expect &&
+	test_cmp expect got &&
+	made_counts s0 >s0.counts &&
+	for row in "newfstatat 1800 300" "statx 300 0" "access 600 300" \
+		   "faccessat2 300 0" "getdents64 600 0" "readlink 300 0" \
+		   "readlinkat 300 0" "getxattr 300 300" "lgetxattr 300 300" \
+		   "fgetxattr 300 300" "listxattr 300 0" "llistxattr 300 0" \
+		   "flistxattr 300 0" "fadvise64 300 0" "readahead 300 0" \
+		   "ftruncate 300 0" "fallocate 300 0" "sync_file_range 300 0" \
+		   "statfs 300 0" "fstatfs 300 0" "sendto 600 0" \
+		   "recvfrom 600 0" "sendmsg 300 0" "recvmsg 300 0"; do
+		set -- $row &&
+		set -- "$@" $(grep "^$1 " t.counts) $(grep "^$1 " s0.counts) &&
+		test "$2 $3" = "$(($5 - ${8:-0})) $(($6 - ${9:-0}))" ||
+			{ echo "not $row: $*"; return 1; }
+	done &&
+	test "$(fast_calls t)" = $(($(hot_calls t) - 63))
 '
 
 test_expect_success PTRACE,STRACE '--rewrite-after=0: rewritten at exec, all 1,000 on the fast path' '

@@ -202,10 +202,20 @@ static void test_fd_facts(void)
 	       "personality");
 	{
 		static const char *const hot[] = {
-			"copy_file_range", "fdatasync", "fsync", "lseek",
-			"pread64", "preadv", "preadv2", "pwrite64", "pwritev",
-			"pwritev2", "read", "readv", "sendfile",
-			"splice", "write", "writev", NULL
+			/* the data's */
+			"copy_file_range", "pread64", "preadv", "preadv2",
+			"pwrite64", "pwritev", "pwritev2", "read", "readv",
+			"recvfrom", "recvmsg", "sendfile", "sendmsg",
+			"sendto", "splice", "write", "writev",
+			/* the I/O's steering */
+			"fadvise64", "fallocate", "fdatasync", "fsync",
+			"ftruncate", "lseek", "readahead", "sync_file_range",
+			/* a tree's metadata */
+			"access", "faccessat", "faccessat2", "fgetxattr",
+			"flistxattr", "fstat", "fstatfs", "getdents",
+			"getdents64", "getxattr", "lgetxattr", "listxattr",
+			"llistxattr", "lstat", "newfstatat", "readlink",
+			"readlinkat", "stat", "statfs", "statx", NULL
 		};
 		size_t i, n = 0;
 
@@ -225,7 +235,7 @@ static void test_fd_facts(void)
 		}
 		for (i = 0; hot[i]; i++)
 			bad += !(fact(X86_64, hot[i])->flags & SF_HOT);
-		is_int(n, i, "sixteen hot calls");
+		is_int(n, i, "forty-five hot calls");
 		is_int(bad, 0, "the hot calls: an fd in arg 0 or a pair, no fd change");
 	}
 	is_int(fact(I386, "fcntl64")->fx, FX_FCNTL, "i386 fcntl64 dups");

@@ -84,6 +84,23 @@ static void choose_slots(struct fast_run *f, const struct plan *pl)
 	}
 }
 
+/* --debug: the hot calls by name, in their slots' order. */
+static void debug_hot(const struct fast_run *f)
+{
+	char line[RW_SLOTS * 24], name[32];
+	size_t at = 0;
+	int n;
+
+	line[0] = 0;
+	for (n = 0; n < f->nslots && at < sizeof(line); n++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s",
+				       n ? " " : "",
+				       syscall_name(syscall_pers[0].arch,
+						    f->nr_of[n], name,
+						    sizeof(name)));
+	TRACER_DEBUG("hot calls: %s", line);
+}
+
 /* Why the fast path cannot serve this run, or NULL. */
 static const char *fast_why_not(const struct loop *l,
 				const struct tracer_target *target)
@@ -163,6 +180,8 @@ int fast_start(struct loop *l, const struct tracer_target *target)
 	TRACER_DEBUG("fast path on: %d hot calls, pool at %#llx, filter %u "
 		     "instructions", f->nslots, (unsigned long long)f->pool,
 		     (unsigned)l->plan.bpf_len);
+	if (tracer_debug_on)
+		debug_hot(f);
 	return 0;
 }
 

@@ -49,7 +49,7 @@
 				   post; jmp rel32 site + resume; int3s */
 #define RW_ISLAND_STUB 14	/* the stub's syscall, from the island */
 #define RW_FDS 256		/* fds counted per fd; others: ptrace */
-#define RW_SLOTS 32		/* hot calls per run (their counter slots) */
+#define RW_SLOTS 64		/* hot calls per run (their counter slots) */
 #define RW_HIST 40		/* log2 ns, as PROFILE_HIST_BUCKETS */
 
 #define RW_ERRNOS 134		/* errnos counted apart; others: err[.][0] */

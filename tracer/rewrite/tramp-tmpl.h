@@ -15,9 +15,9 @@
 #define TT_HIST_TOP 39		/* RW_HIST - 1 */
 #define TT_ERRNOS 134		/* RW_ERRNOS */
 #define TT_POST_MAX 8		/* RW_POST_MAX */
-#define TT_NMIN 256		/* nmin_ns[slot] - max_ns[slot]: RW_SLOTS * 8 */
+#define TT_NMIN 512		/* nmin_ns[slot] - max_ns[slot]: RW_SLOTS * 8 */
 #define TT_EINVAL 22		/* EINVAL */
-#define TT_PENDING 256		/* sample_pending[slot] - sample_left[slot]:
+#define TT_PENDING 512		/* sample_pending[slot] - sample_left[slot]:
 				   RW_SLOTS * 8 */
 #define TT_CELL_SIZE 80		/* sizeof(struct rw_cell) */
 #define TT_CELL_CALLS 0		/* offsetof(struct rw_cell, calls) ... */
