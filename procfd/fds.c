@@ -147,6 +147,11 @@ static enum syscall_fx fx_of(const struct tracer_event *ev)
 	return f ? (enum syscall_fx)f->fx : FX_NONE;
 }
 
+void fd_cache_forget_all(struct fd_cache *c)
+{
+	c->epoch++;
+}
+
 void fd_cache_event(struct fd_cache *c, const struct tracer_event *ev)
 {
 	bool known = !(ev->flags & EVF_COUNT_ONLY);

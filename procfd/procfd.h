@@ -84,6 +84,8 @@ void fd_cache_store(struct fd_cache *c, pid_t tid, int fd, int id);
 void fd_cache_event(struct fd_cache *c, const struct tracer_event *ev);
 void fd_cache_forget_fd(struct fd_cache *c, int fd);
 void fd_cache_forget_tid(struct fd_cache *c, pid_t tid);
+/* Every fd of every task: described again at its next lookup. */
+void fd_cache_forget_all(struct fd_cache *c);
 
 /*
  * --- a process's mappings, from /proc/PID/maps (maps.c) ---

@@ -50,6 +50,14 @@ static void on_syscall(void *ctx, const struct tracer_event *ev)
 		profile_add_thread(s->p, ev);
 }
 
+static void on_fds_changed(void *ctx)
+{
+	struct session_sink *s = ctx;
+
+	if (s->fds)
+		fd_cache_forget_all(s->fds);
+}
+
 static void on_aggregate(void *ctx, const struct tracer_aggregate *a)
 {
 	struct session_sink *s = ctx;
@@ -101,10 +109,12 @@ void session_sink_init(struct session_sink *s, const struct session_opts *so,
 {
 	memset(s, 0, sizeof(*s));
 	s->sink = (struct tracer_sink){ on_syscall, s, on_aggregate,
-					on_task_exit, on_calibrated };
+					on_task_exit, on_calibrated,
+					on_fds_changed };
 	s->p = p;
 	p->task_comm = tracer_task_comm;
-	/* The tracer shows the cache every close, even under -e trace=. */
+	/* The tracer shows the cache every close, even under -e trace=,
+	   or says fds changed where it could not (on_fds_changed). */
 	s->fds = fd_cache_new(p->native_arch, true);
 	s->per_process = so->per_process;
 	s->per_thread = so->tracer.per_thread;

@@ -88,9 +88,10 @@ enum {
 				   cache of the process goes stale */
 	SF_HOT = 1 << 11,	/* made in loops, on one fd (arg 0), a
 				   pair (a copy: splice...) or a path,
-				   opening, closing and duplicating none,
-				   and no wait: the fast path rewrites
-				   its call sites (tracer/rewrite/) */
+				   and no wait; of the fd table's calls,
+				   those that return a new fd, close and
+				   fcntl: the fast path rewrites its call
+				   sites (tracer/rewrite/) */
 	SF_SLEEPS = 1 << 12,	/* waits for a time, nothing else: as long
 				   traced as untraced (the untraced floor) */
 };

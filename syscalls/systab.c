@@ -80,6 +80,17 @@ const int syscall_npers = sizeof(syscall_pers) / sizeof(syscall_pers[0]);
 	{ name, classes, size, fd, fd2, FX_NONE, SF_HOT }
 /* A call that changes the fd table (enum syscall_fx). */
 #define FDS(name, classes, fx) { name, classes, 0, 0, 0, fx, 0 }
+/*
+ * The same, hot (SF_HOT): the fd calls a tree walk makes for each
+ * directory, which the fast path can keep the fd table right across: one
+ * that only returns a new fd (FX_RET: its number was freed by a close,
+ * a dup2 or an exec, where its counters were folded), close (FX_ARG0:
+ * its trampoline stops for an fd with counts to fold) and fcntl
+ * (FX_FCNTL: what iotrace knew of the fds is renewed at the next stop).
+ * dup2, dup3 and close_range, which free an fd their arguments name
+ * beside others, stop.
+ */
+#define HOTFDS(name, classes, fx) { name, classes, 0, 0, 0, fx, SF_HOT }
 /* A call with other facts (SF_*). */
 #define FLAG(name, classes, flags) { name, classes, 0, 0, 0, FX_NONE, flags }
 /*
@@ -119,12 +130,12 @@ const struct syscall_fact syscall_facts[] = {
 	/* A new task, and flags where CLONE_UNTRACED is cleared (clone.c). */
 	{ "clone", TP, 0, 0, 0, FX_CHILD, SF_CLONE_FLAGS },
 	{ "clone3", TP, 0, 0, 0, FX_CHILD, SF_CLONE_ARGS },
-	FDS("close", TD, FX_ARG0),
+	HOTFDS("close", TD, FX_ARG0),
 	FDS("close_range", 0, FX_RANGE),
 	ROW("connect", TN),
 	HOTDATA("copy_file_range", TD, ARG(4), ARG(0), ARG(2)),
-	FDS("creat", TF | TD, FX_RET),
-	FDS("dup", TD, FX_RET),
+	HOTFDS("creat", TF | TD, FX_RET),
+	HOTFDS("dup", TD, FX_RET),
 	FDS("dup2", TD, FX_ARG1),
 	FDS("dup3", TD, FX_ARG1),
 	FDS("epoll_create", TD, FX_RET),
@@ -152,7 +163,7 @@ const struct syscall_fact syscall_facts[] = {
 	ROW("fchown", TD),
 	ROW("fchown32", TD),
 	ROW("fchownat", TF | TD),
-	FDS("fcntl", TD, FX_FCNTL),
+	HOTFDS("fcntl", TD, FX_FCNTL),
 	FDS("fcntl64", TD, FX_FCNTL),
 	HOT("fdatasync", TD | TSY),
 	HOT("fgetxattr", TD),
@@ -281,11 +292,11 @@ const struct syscall_fact syscall_facts[] = {
 	ROW("oldfstat", TD | TFST),
 	ROW("oldlstat", TF | TLST),
 	ROW("oldstat", TF | TST),
-	FDS("open", TF | TD, FX_RET),
+	HOTFDS("open", TF | TD, FX_RET),
 	FDS("open_by_handle_at", TD, FX_RET),
 	FDS("open_tree", TF | TD, FX_RET),
-	FDS("openat", TF | TD, FX_RET),
-	FDS("openat2", TF | TD, FX_RET),
+	HOTFDS("openat", TF | TD, FX_RET),
+	HOTFDS("openat2", TF | TD, FX_RET),
 	FLAG("pause", TS, SF_WAITS),
 	FDS("perf_event_open", TD, FX_RET),
 	FDS("pidfd_getfd", TD, FX_RET),

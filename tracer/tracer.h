@@ -143,6 +143,10 @@ struct tracer_sink {
 	   it could not be measured; once, before the first event. */
 	void (*calibrated)(void *ctx, const struct tracer_calibration *c,
 			   int err);
+	/* Optional: fds were closed or changed where no event showed it
+	   (the fast path's closes and fcntls), before the next event of
+	   their process: what is known of any fd may be stale. */
+	void (*fds_changed)(void *ctx);
 };
 
 /* How an engine traces; the same options go to probe, calibrate and run. */

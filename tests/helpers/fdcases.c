@@ -16,12 +16,18 @@
  *   noclose 100 to DIR/a, then exit without closing it
  *   other   100 to DIR/a, then DIR/b opened and closed unwritten (fd 4),
  *           then exit without closing fd 3: a gets 100, b none
- * Each write is 1 byte through libc's write(2).  Prints nothing; exits 0.
+ *   raw     50 to DIR/a on fd 3 by syscall(3) (stops: the tracer names
+ *           the file), close through libc (no write of libc's to
+ *           fold: the fast path's), DIR/b opened as fd 3, 60 more by
+ *           syscall(3): a gets 50, b 60
+ * Each write is 1 byte through libc's write(2), but raw's.  Prints
+ * nothing; exits 0.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,6 +47,14 @@ static void writes(int fd, int n)
 {
 	while (n--)
 		if (write(fd, "x", 1) != 1)
+			exit(1);
+}
+
+/* The same by syscall(3): a site no rewrite takes. */
+static void raw_writes(int fd, int n)
+{
+	while (n--)
+		if (syscall(SYS_write, fd, "x", 1) != 1)
 			exit(1);
 }
 
@@ -95,6 +109,11 @@ int main(int argc, char **argv)
 		writes(fd, 100);
 		execl("/bin/true", "true", (char *)NULL);
 		return 1;
+	} else if (!strcmp(c, "raw")) {
+		raw_writes(open3(dir, "a", 0), 50);
+		if (close(3) < 0)
+			return 1;
+		raw_writes(open3(dir, "b", 0), 60);
 	} else if (!strcmp(c, "noclose")) {
 		writes(open3(dir, "a", 0), 100);
 	} else if (!strcmp(c, "other")) {

@@ -244,7 +244,7 @@ static void test_run(const struct tracer_engine *e, bool seccomp)
 				 .pin = true };
 	const char *mode = seccomp ? "seccomp-bpf" : "ptrace";
 	struct seen s = { 0 };
-	struct tracer_sink sink = { on_syscall, &s, NULL, NULL, NULL };
+	struct tracer_sink sink = { on_syscall, &s, NULL, NULL, NULL, NULL };
 	struct tracer_result res;
 	int err;
 
@@ -271,7 +271,7 @@ static void test_no_follow(const struct tracer_engine *e)
 	struct tracer_target t3 = { .kind = TARGET_FUNCTION,
 				    .child = { exit_with_3, NULL } };
 	struct seen s = { 0 };
-	struct tracer_sink sink = { on_syscall, &s, NULL, NULL, NULL };
+	struct tracer_sink sink = { on_syscall, &s, NULL, NULL, NULL, NULL };
 	struct tracer_result res;
 
 	is_int(e->run(&o, &function_target, &sink, &res), 0, "no-follow run");

@@ -202,7 +202,7 @@ static void test_seized_mid_call(void)
 {
 	struct tracer_opts o = { .follow = true, .pin = true };
 	struct seen s = { 0 };
-	struct tracer_sink sink = { on_syscall, &s, NULL, NULL, NULL };
+	struct tracer_sink sink = { on_syscall, &s, NULL, NULL, NULL, NULL };
 	struct tracer_target target = { .kind = TARGET_PIDS };
 	struct tracer_result res;
 	pthread_t w;
@@ -240,7 +240,7 @@ static void test_refused(void)
 {
 	struct tracer_opts o = { .follow = true, .seccomp = true };
 	struct tracer_target target = { .kind = TARGET_PIDS };
-	struct tracer_sink sink = { on_syscall, NULL, NULL, NULL, NULL };
+	struct tracer_sink sink = { on_syscall, NULL, NULL, NULL, NULL, NULL };
 	struct tracer_result res;
 
 	is_int(ptrace_run_target(&seize_target, &o, &target, &sink, &res),

@@ -37,19 +37,21 @@
 /*
  * Where rbx and r11 point, as the decode follows them: the counters'
  * cells (a constant emit set to a cell row of C, then the fd's index
- * added: the fd check bounds it), another row of C (histogram, errnos,
- * extremes), or anything else.
+ * added: the fd check bounds it), the fds' dirty marks, another row of
+ * C (histogram, errnos, extremes, fd_changes), or anything else.
  */
-enum base { B_OTHER, B_CELL, B_ROW };
+enum base { B_OTHER, B_CELL, B_DIRTY, B_ROW };
 
 struct bases {
-	enum base rbx, r11;
+	enum base rax, rcx, rbx, r11;
 };
 
 static enum base *base_of(struct bases *b, ZydisRegister r)
 {
 	r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
-	return r == ZYDIS_REGISTER_RBX ? &b->rbx :
+	return r == ZYDIS_REGISTER_RAX ? &b->rax :
+	       r == ZYDIS_REGISTER_RCX ? &b->rcx :
+	       r == ZYDIS_REGISTER_RBX ? &b->rbx :
 	       r == ZYDIS_REGISTER_R11 ? &b->r11 : NULL;
 }
 
@@ -60,6 +62,8 @@ static enum base constant_base(uint64_t v)
 
 	if (v >= c && v < c + cells)
 		return B_CELL;
+	if (v == (uint64_t)C->dirty)
+		return B_DIRTY;
 	return v >= c + cells && v < c + sizeof(*C) ? B_ROW : B_OTHER;
 }
 
@@ -85,6 +89,13 @@ static enum base written_base(const ZydisDecodedInstruction *in,
 	    ((op[0].reg.value == ZYDIS_REGISTER_RBX && b->rbx == B_CELL) ||
 	     (op[0].reg.value == ZYDIS_REGISTER_R11 && b->r11 == B_CELL)))
 		return B_CELL;		/* + fd * sizeof(struct rw_cell) */
+	/* the fd (the fd check bounds it) + the dirty marks' constant */
+	if (in->mnemonic == ZYDIS_MNEMONIC_ADD &&
+	    op[1].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	    op[1].mem.base == ZYDIS_REGISTER_RIP) {
+		memcpy(&v, code + off + in->length + op[1].mem.disp.value, 8);
+		return constant_base(v) == B_DIRTY ? B_DIRTY : B_OTHER;
+	}
 	return B_OTHER;
 }
 
@@ -109,6 +120,14 @@ static const char *operand_breaks(const ZydisDecodedInstruction *in,
 	    !(op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) ||
 	    in->mnemonic == ZYDIS_MNEMONIC_PUSH)
 		return NULL;
+	/* A dirty mark: a byte stored whole, which a lock could not make
+	   more atomic, at the fd's (the fd check bounds it). */
+	if ((op->mem.base == ZYDIS_REGISTER_RAX && b->rax == B_DIRTY) ||
+	    (op->mem.base == ZYDIS_REGISTER_RCX && b->rcx == B_DIRTY))
+		return in->mnemonic == ZYDIS_MNEMONIC_MOV && op->size == 8 &&
+		       op->mem.disp.value == 0 &&
+		       op->mem.index == ZYDIS_REGISTER_NONE ?
+		       NULL : "a write to the dirty marks but a byte's store";
 	if (!(in->attributes & ZYDIS_ATTRIB_HAS_LOCK))
 		return "a memory write with no lock prefix";
 	base = op->mem.base == ZYDIS_REGISTER_RBX ? b->rbx :
@@ -126,7 +145,8 @@ static const char *operand_breaks(const ZydisDecodedInstruction *in,
 /*
  * The rules of tramp-tmpl.S's header that the code shows by itself, or
  * NULL: no call or ret; no vector register; every memory write but a
- * push a lock-prefixed one into the counters (through rbx or r11 loaded
+ * push and a dirty mark's byte a lock-prefixed one into the counters
+ * (through rbx or r11 loaded
  * from a constant emit set to an address in C, or copied from one: a
  * cell, within its fields, or a row or extreme of the slot; cmpxchg16b
  * included).  Decoded up to the first constant its rip-relative operands
@@ -138,7 +158,7 @@ static const char *tramp_breaks_rules(const uint8_t *code, size_t len,
 	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
-	struct bases b = { B_OTHER, B_OTHER };
+	struct bases b = { B_OTHER, B_OTHER, B_OTHER, B_OTHER };
 	size_t off = 0, end = len;
 	const char *why;
 	enum base *w;
@@ -260,6 +280,26 @@ static void test_emit_shape(int f)
 	s.fd_reg = RW_RDX;
 	ok(!rw_tramp_emit((uint8_t[RW_TRAMP_MAX]){ 0 }, &s), "no two-fd "
 	   "trampoline for registers no call has");
+	for (r = RW_FDOP_FREES; r <= RW_FDOP_CHANGES; r++) {
+		for (m = 0; m < 2; m++) {
+			s = spec[f];
+			s.fd_reg = RW_NOREG;
+			s.size_reg = RW_NOREG;
+			s.moves_data = false;
+			s.fdop = (enum rw_fdop)r;
+			s.sample = m ? 16 : 0;
+			len = emits_right(&s, &why);
+			longest = len > longest ? len : longest;
+			ok(len, "%s shape: the fd table's %s, sampled %d: %zu "
+			   "bytes, in the rules (%s)",
+			   fakes[f].xor ? "xor" : "mov",
+			   r == RW_FDOP_FREES ? "close" : "fcntl", m, len,
+			   why ? why : "kept");
+		}
+	}
+	s.fd_reg = RW_RDI;
+	ok(!rw_tramp_emit((uint8_t[RW_TRAMP_MAX]){ 0 }, &s), "no fd table "
+	   "trampoline with a cell's fd");
 	printf("# trampolines: %zu to %zu bytes\n", shortest, longest);
 }
 

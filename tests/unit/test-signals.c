@@ -123,7 +123,7 @@ static void *terminator(void *arg)
 static void test_sigterm_in_wait(void)
 {
 	struct tracer_opts o = { .follow = true };
-	struct tracer_sink sink = { NULL, NULL, NULL, NULL, NULL };
+	struct tracer_sink sink = { NULL, NULL, NULL, NULL, NULL, NULL };
 	struct tracer_target target = { .kind = TARGET_PIDS };
 	struct tracer_result res;
 	pthread_t t;

@@ -134,7 +134,7 @@ int calibrate_by_run(const struct tracer_engine *e,
 	struct tracer_target target = { .kind = TARGET_FUNCTION,
 					.child = { calib_child, NULL } };
 	struct samples *s = calloc(1, sizeof(*s));
-	struct tracer_sink sink = { calib_sink, s, NULL, NULL, NULL };
+	struct tracer_sink sink = { calib_sink, s, NULL, NULL, NULL, NULL };
 	struct syscall_set only;
 	struct tracer_result res;
 	char bad[8];

@@ -103,6 +103,11 @@ static void mark_facts(uint8_t *actions, int pers,
 		if ((opts->stacks || opts->rewrite) && pers == 0 &&
 		    (f->flags & SF_MAPS_CODE))
 			actions[nrs[i]] |= ACT_MAPS;
+		/* The fast path starts each image at its execve's exit,
+		   even where no fd needs tracking (-e trace=newfstatat). */
+		if (opts->rewrite && pers == 0 && f->fx == FX_EXEC &&
+		    actions[nrs[i]] == ACT_SKIP)
+			actions[nrs[i]] = ACT_TRACK_ENTRY;
 	}
 }
 

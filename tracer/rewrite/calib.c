@@ -443,7 +443,7 @@ static struct {
 	struct fast_calib calib;
 } warm;
 
-/* Whether opts trace a hot call (SF_HOT) at all: -e trace=openat does
+/* Whether opts trace a hot call (SF_HOT) at all: -e trace=mmap does
  * not, and its run has no fast path to calibrate. */
 static bool traces_hot(const struct tracer_opts *opts)
 {

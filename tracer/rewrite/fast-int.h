@@ -162,6 +162,7 @@ struct fast_counters {
 	/* Each slot's calls (its histogram's sum) when all its fds were
 	   last folded: a slot with no call since is not read (fold.c). */
 	uint64_t seen[RW_SLOTS];
+	uint64_t fd_changes;	/* mem->fd_changes the sink last heard of */
 };
 
 struct fast_proc {
@@ -215,6 +216,7 @@ struct fast_run {
 		bool two_fd;	/* the destination fd in fd2 (fold.c) */
 		enum rw_reg fd2;
 		bool moves;
+		enum rw_fdop fdop;	/* close, fcntl */
 		bool timed;	/* the plan times it (else counts only) */
 	} how[RW_SLOTS];
 	int nslots;

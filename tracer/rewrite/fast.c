@@ -51,7 +51,8 @@ static enum rw_reg reg_of_arg(uint8_t arg)
 /*
  * The hot calls the trampolines take: those the plan times or counts
  * whose registers the template has a trampoline for (one-fd calls,
- * and the two-fd calls' own: splice, sendfile, copy_file_range).
+ * the two-fd calls' own: splice, sendfile, copy_file_range, and the fd
+ * table's close and fcntl).
  */
 static void choose_slots(struct fast_run *f, const struct plan *pl)
 {
@@ -72,10 +73,13 @@ static void choose_slots(struct fast_run *f, const struct plan *pl)
 		f->how[n].size = fact->size && fact->size != ARG_IOV ?
 				 reg_of_arg(fact->size) : RW_NOREG;
 		f->how[n].moves = fact->size != 0;
+		f->how[n].fdop = fact->fx == FX_ARG0 ? RW_FDOP_FREES :
+				 fact->fx == FX_FCNTL ? RW_FDOP_CHANGES :
+				 RW_FDOP_NONE;
 		f->how[n].timed = pl->act[0][nr] == ACT_TIME;
 		if (!rw_tramp_shape_ok(f->how[n].fd, f->how[n].two_fd,
 				       f->how[n].fd2, f->how[n].size,
-				       f->how[n].moves))
+				       f->how[n].moves, f->how[n].fdop))
 			continue;
 		f->slot_of[nr] = (int8_t)n;
 		f->nr_of[n] = nr;
@@ -569,15 +573,37 @@ bool fast_hold_first(struct loop *l, struct task *t, int status)
 	return true;
 }
 
+/*
+ * Closes and fcntls the process of t made through its trampolines since
+ * the sink last heard: what the sink knows of its fds may be stale, so
+ * it hears it now, before this stop's event.
+ */
+static void fds_changed(struct fast_run *f, struct task *t)
+{
+	struct fast_proc *p = fast_proc_find(f, t->tgid ? t->tgid : t->tid);
+	uint64_t n;
+
+	if (!p || !p->cnt)
+		return;
+	n = __atomic_load_n(&p->cnt->mem->fd_changes, __ATOMIC_ACQUIRE);
+	if (n == p->cnt->fd_changes)
+		return;
+	p->cnt->fd_changes = n;
+	if (f->sink->fds_changed)
+		f->sink->fds_changed(f->sink->ctx);
+}
+
 void fast_any_stop(struct loop *l, struct task *t)
 {
 	pid_t parent = fast_task(t)->parent;
 
+	if (!l->fast)
+		return;
+	fds_changed(l->fast, t);
 	if (!parent)
 		return;
 	fast_task(t)->parent = 0;
-	if (l->fast)
-		setup_child(l, t, parent);
+	setup_child(l, t, parent);
 }
 
 pid_t fast_new_task(struct loop *l, pid_t parent_tgid, pid_t child,

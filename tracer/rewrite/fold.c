@@ -205,6 +205,10 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 		hi = RW_FDS - 1;
 	if (lo < 0)
 		lo = 0;
+	/* Clean from here: a call through a trampoline after it marks its
+	   fd again, so its close stops for it. */
+	if (lo <= hi)
+		memset(&c->mem->dirty[lo], 0, (size_t)(hi - lo + 1));
 	first = lo;
 	last = hi;
 	memset(sum, 0, sizeof(sum));

@@ -214,6 +214,7 @@ static bool patch_site(struct fast_run *f, struct fast_code *c, int mem,
 	t->spec.fd2_reg = f->how[slot].fd2;
 	t->spec.moves_data = f->how[slot].moves;
 	t->spec.size_reg = f->how[slot].size;
+	t->spec.fdop = f->how[slot].fdop;
 	t->spec.counters = f->pool + RW_POOL_COUNTERS;
 	t->spec.mult = f->tsc.mult;
 	t->spec.shift = f->tsc.shift;

@@ -115,6 +115,17 @@ struct rw_counters {
 	   has not yet taken (fast.c's fast_sampled_ip()). */
 	int64_t sample_left[RW_SLOTS];
 	uint64_t sample_pending[RW_SLOTS];
+	/*
+	 * What the fd table's calls through trampolines need.  dirty[fd]:
+	 * 1 once a trampoline's call named fd (its cells may hold counts
+	 * not folded yet), 0 again as iotrace folds it; a close of a dirty
+	 * fd takes the stub's syscall, a stop where the fold finds the fd
+	 * still naming its file.  fd_changes: one more at each close and
+	 * fcntl made through a trampoline, so iotrace renews what it knows
+	 * of the process's fds at its next stop.
+	 */
+	uint8_t dirty[RW_FDS];
+	uint64_t fd_changes;
 };
 
 /* The sites of one object, as found in its file (sites.c). */
@@ -179,6 +190,13 @@ void rw_sites_free(struct rw_sites *s);
 /* Registers of struct user_regs_struct the generator names. */
 enum rw_reg { RW_NOREG = -1, RW_RDI, RW_RSI, RW_RDX, RW_R10, RW_R8, RW_R9 };
 
+/* What a call does to the fd table, as its trampoline must know. */
+enum rw_fdop {
+	RW_FDOP_NONE,		/* nothing (a new fd at most: openat, dup) */
+	RW_FDOP_FREES,		/* frees the fd in rdi (close) */
+	RW_FDOP_CHANGES,	/* may change what an fd names (fcntl) */
+};
+
 /* What one trampoline does (tramp.c). */
 struct rw_tramp_spec {
 	uint64_t at;		/* where its code runs, in the pool */
@@ -207,6 +225,7 @@ struct rw_tramp_spec {
 				   count), or RW_NOREG: none (readv, writev,
 				   lseek, fsync); a two-fd call's own
 				   (rw_tramp_shape_ok()) */
+	enum rw_fdop fdop;	/* close, fcntl: no fd_reg, no data */
 	uint64_t counters;	/* address of struct rw_counters there:
 				   the cells, rows and extremes of slot */
 	uint64_t mult;		/* ns = (ticks * mult) >> shift */
@@ -218,21 +237,22 @@ struct rw_tramp_spec {
 
 /*
  * Whether the template has a trampoline for these registers: any fd
- * register (or none) with the size in rdx or none, and the two-fd calls'
+ * register (or none) with the size in rdx or none, the two-fd calls'
  * own: splice and copy_file_range (fd rdi, fd2 rdx, size r8), sendfile
- * (fd rsi, fd2 rdi, size r10), which move data.
+ * (fd rsi, fd2 rdi, size r10), which move data; and close's and fcntl's
+ * (fdop: no fd register of the cells', no data).
  */
 bool rw_tramp_shape_ok(enum rw_reg fd, bool two_fd, enum rw_reg fd2,
-		       enum rw_reg size, bool moves_data);
+		       enum rw_reg size, bool moves_data, enum rw_fdop fdop);
 
 /*
- * Bytes a trampoline takes at most.  The variants take 286-503 bytes;
- * the longest are the two-fd calls' with -k's samples: two fd checks,
- * the claim of the destination, bytes and a size (its add and compare,
- * the size_max pair's cmpxchg16b loop).  The pool's 4 MiB of code hold
- * 8,322 of 504.
+ * Bytes a trampoline takes at most.  The variants take 286-535 bytes;
+ * the longest are the two-fd calls' with -k's samples: two fd checks
+ * and dirty marks, the claim of the destination, bytes and a size (its
+ * add and compare, the size_max pair's cmpxchg16b loop).  The pool's 4
+ * MiB of code hold 7,825 of 536.
  */
-#define RW_TRAMP_MAX (504 + RW_PRE_MAX)
+#define RW_TRAMP_MAX (536 + RW_PRE_MAX)
 
 /*
  * Writes the trampoline of s into buf (RW_TRAMP_MAX bytes); its length,

@@ -110,17 +110,49 @@ rw_tramp_code:
  * of the slot's takes the stub's syscall, a ptrace stop that -k unwinds
  * (--stack-sample N); fd2: a two-fd call's destination fd's register
  * (32-bit name), or empty; size: the size's register when not rdx (one
- * the syscall and the body leave alone: r8, r10), or empty.
+ * the syscall and the body leave alone: r8, r10), or empty; fdop: what
+ * the call does to the fd table, TT_FDOP_* (tramp-tmpl.h): 0 nothing,
+ * 1 frees the fd in edi (close: only one whose cells hold nothing to
+ * fold, else the stub's syscall), 2 may change an fd's description
+ * (fcntl); either adds one to fd_changes, after the call.
  */
-.macro RW_TRAMP name, fd, moves, sized, sample, fd2=, size=
+.macro RW_TRAMP name, fd, moves, sized, sample, fd2=, size=, fdop=0
 .Lt_\name:
+.ifnb \fd
+	.set	.Lfdck_\name, 1
+.else
+	.set	.Lfdck_\name, \fdop == TT_FDOP_FREES
+.endif
 .ifnb \fd
 	/* 1. fds the cells do not cover take the stub's syscall (a ptrace
 	 * stop) and its post back to the site; before anything else, so
 	 * that way touches nothing but the flags (which the post sets).
-	 * The kernel reads an fd as unsigned int. */
+	 * The kernel reads an fd as unsigned int.  One they cover is
+	 * marked dirty (its close must stop, to fold its cells) through
+	 * rax alone, which the site's mov sets anyway. */
 	cmpl	$TT_FDS, %\fd
 	jb	.Lenter_\name
+.Lslow_fd_\name:
+	mov	$0, %eax
+.Lnr_slow_\name:
+	jmp	*.Lk_slow_\name(%rip)
+.Lenter_\name:
+	mov	%\fd, %eax
+	add	.Lk_dirty_\name(%rip), %rax
+	movb	$1, (%rax)
+.endif
+.if \fdop == TT_FDOP_FREES
+	/* 1. A close: of an fd the cells cover and none of its calls
+	 * made here since its last fold (not dirty); any other takes the
+	 * stub's syscall, a stop where iotrace folds the fd's cells
+	 * while it still names its file.  rax and the flags only, as on
+	 * the fd check's way. */
+	cmpl	$TT_FDS, %edi
+	jae	.Lslow_fd_\name
+	mov	%edi, %eax
+	add	.Lk_dirty_\name(%rip), %rax
+	cmpb	$0, (%rax)
+	je	.Lenter_\name
 .Lslow_fd_\name:
 	mov	$0, %eax
 .Lnr_slow_\name:
@@ -134,6 +166,9 @@ rw_tramp_code:
 	 * r11 and the flags are written, as on the fd check's way. */
 	cmpl	$TT_FDS, %\fd2
 	jae	.Lslow_fd_\name
+	mov	%\fd2, %ecx
+	add	.Lk_dirty_\name(%rip), %rcx
+	movb	$1, (%rcx)		/* its dirty mark */
 	mov	%\fd2, %ecx
 	inc	%ecx
 	mov	%\fd, %eax
@@ -214,6 +249,13 @@ rw_tramp_code:
 	mulq	.Lk_mult_\name(%rip)
 	shrd	$0, %rdx, %rax
 .Lshift_\name:
+.if \fdop
+	/* A close or an fcntl made here: iotrace's view of the fds is
+	 * stale, which it sees at the process's next stop. */
+	mov	.Lk_fdch_\name(%rip), %r11
+	RW_LOCK
+	incq	(%r11)
+.endif
 	RW_LOCK
 	addq %rax, TT_CELL_NS(%rbx)
 	RW_LOCK
@@ -337,7 +379,7 @@ rw_tramp_code:
 .Lpost_\name:
 	.fill	TT_POST_MAX, 1, 0x90	/* the post, then nops */
 	jmp	*.Lk_back_\name(%rip)
-.ifnb \fd
+.if .Lfdck_\name
 	.set	.Lslow_\name, 1
 .else
 	.set	.Lslow_\name, \sample
@@ -345,6 +387,14 @@ rw_tramp_code:
 .if .Lslow_\name
 .Lk_slow_\name:
 	.quad	0			/* the stub's syscall */
+.endif
+.if .Lfdck_\name
+.Lk_dirty_\name:
+	.quad	0			/* &counters->dirty[0] */
+.endif
+.if \fdop
+.Lk_fdch_\name:
+	.quad	0			/* &counters->fd_changes */
 .endif
 .Lk_back_\name:
 	.quad	0			/* site + resume */
@@ -378,7 +428,7 @@ rw_tramp_code:
 	.long	.Lrdx_back_\name - .Lt_\name		/* TT_RDX_BACK */
 	.long	.Lsysret_\name - .Lt_\name		/* TT_SYSRET */
 	.long	.Lnr_\name - 4 - .Lt_\name		/* TT_NR */
-.ifnb \fd
+.if .Lfdck_\name
 	.long	.Lnr_slow_\name - 4 - .Lt_\name		/* TT_NR_SLOW */
 .else
 	.long	0
@@ -412,6 +462,16 @@ rw_tramp_code:
 .else
 	.long	0
 .endif
+.if .Lfdck_\name
+	.long	.Lk_dirty_\name - .Lt_\name		/* TT_K_DIRTY */
+.else
+	.long	0
+.endif
+.if \fdop
+	.long	.Lk_fdch_\name - .Lt_\name		/* TT_K_FDCH */
+.else
+	.long	0
+.endif
 	.popsection
 .endm
 
@@ -442,6 +502,12 @@ rw_tramp_code:
 	RW_TRAMP pair0_1, edi, 1, 1, 1, edx, r8
 	RW_TRAMP pair1_0, esi, 1, 1, 0, edi, r10
 	RW_TRAMP pair1_1, esi, 1, 1, 1, edi, r10
+/* The fd table's calls (TT_FDOPS): close's, then fcntl's, each without
+ * then with samples; their cell is 0. */
+	RW_TRAMP frees_0, , 0, 0, 0, , , TT_FDOP_FREES
+	RW_TRAMP frees_1, , 0, 0, 1, , , TT_FDOP_FREES
+	RW_TRAMP changes_0, , 0, 0, 0, , , TT_FDOP_CHANGES
+	RW_TRAMP changes_1, , 0, 0, 1, , , TT_FDOP_CHANGES
 
 	.size rw_tramp_code, . - rw_tramp_code
 	.section .rodata.rw_tramp_locks, "a"

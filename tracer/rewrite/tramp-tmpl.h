@@ -74,7 +74,9 @@
 #define TT_K_PERIOD 21		/* .quad N */
 #define TT_SIZECAS 22		/* the size pair's lock cmpxchg16b (0:
 				   none), which the twin makes two stores */
-#define TT_N 23
+#define TT_K_DIRTY 23		/* .quad &counters->dirty[0] (0: none) */
+#define TT_K_FDCH 24		/* .quad &counters->fd_changes (0: none) */
+#define TT_N 25
 
 /* Variants: enum rw_reg's 7 fd registers (RW_NOREG first), each without
  * then with bytes moved, each of those without then with a size in rdx,
@@ -84,7 +86,13 @@
  * (sample > 1), pair 0 splice's and copy_file_range's registers (fd rdi,
  * fd2 rdx, size r8), pair 1 sendfile's (rsi, rdi, r10). */
 #define TT_PAIRS 56
-#define TT_VARIANTS 60
+/* Then the fd table's calls: TT_FDOPS + 2 * (fdop - 1) + (sample > 1),
+ * fdop TT_FDOP_FREES (close) or TT_FDOP_CHANGES (fcntl). */
+#define TT_FDOPS 60
+#define TT_FDOP_NONE 0
+#define TT_FDOP_FREES 1
+#define TT_FDOP_CHANGES 2
+#define TT_VARIANTS 64
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>

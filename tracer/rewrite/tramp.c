@@ -63,14 +63,22 @@ static const struct {
 	{ RW_RSI, RW_RDI, RW_R10 },	/* sendfile */
 };
 _Static_assert(TT_PAIRS + 2 * sizeof(tramp_pairs) / sizeof(*tramp_pairs) ==
-	       TT_VARIANTS, "tramp-tmpl.S's two-fd variants");
+	       TT_FDOPS, "tramp-tmpl.S's two-fd variants");
+_Static_assert(TT_FDOP_NONE == RW_FDOP_NONE && TT_FDOP_FREES == RW_FDOP_FREES &&
+	       TT_FDOP_CHANGES == RW_FDOP_CHANGES &&
+	       TT_FDOPS + 2 * RW_FDOP_CHANGES == TT_VARIANTS,
+	       "tramp-tmpl.S's fd table variants");
 
 /* The variant's row for these registers without -k's samples, or -1. */
 static int shape_row(enum rw_reg fd, bool two_fd, enum rw_reg fd2,
-		     enum rw_reg size, bool moves)
+		     enum rw_reg size, bool moves, enum rw_fdop fdop)
 {
 	size_t i;
 
+	if (fdop != RW_FDOP_NONE)
+		return fdop <= RW_FDOP_CHANGES && fd == RW_NOREG && !two_fd &&
+		       size == RW_NOREG && !moves ?
+		       TT_FDOPS + 2 * ((int)fdop - 1) : -1;
 	if (!two_fd) {
 		if (fd < RW_NOREG || fd > RW_R9 ||
 		    (size != RW_NOREG && size != RW_RDX))
@@ -86,9 +94,9 @@ static int shape_row(enum rw_reg fd, bool two_fd, enum rw_reg fd2,
 }
 
 bool rw_tramp_shape_ok(enum rw_reg fd, bool two_fd, enum rw_reg fd2,
-		       enum rw_reg size, bool moves_data)
+		       enum rw_reg size, bool moves_data, enum rw_fdop fdop)
 {
-	return shape_row(fd, two_fd, fd2, size, moves_data) >= 0;
+	return shape_row(fd, two_fd, fd2, size, moves_data, fdop) >= 0;
 }
 
 /* The row of s's variant (tramp-tmpl.h's order), or NULL if s asks for
@@ -96,7 +104,7 @@ bool rw_tramp_shape_ok(enum rw_reg fd, bool two_fd, enum rw_reg fd2,
 static const uint32_t *tramp_row(const struct rw_tramp_spec *s)
 {
 	int row = shape_row(s->fd_reg, s->two_fd, s->fd2_reg, s->size_reg,
-			    s->moves_data);
+			    s->moves_data, s->fdop);
 
 	return row < 0 ? NULL : rw_tramp_tab[row + (s->sample > 1)];
 }
@@ -260,6 +268,12 @@ size_t rw_tramp_emit(uint8_t *out, const struct rw_tramp_spec *s)
 	put64(buf, t[TT_K_EXT], row(s, offsetof(struct rw_counters, max_ns),
 				    sizeof(c->max_ns[0])));
 	put64(buf, t[TT_K_MULT], s->mult);
+	if (t[TT_K_DIRTY])
+		put64(buf, t[TT_K_DIRTY],
+		      s->counters + offsetof(struct rw_counters, dirty));
+	if (t[TT_K_FDCH])
+		put64(buf, t[TT_K_FDCH],
+		      s->counters + offsetof(struct rw_counters, fd_changes));
 	return s->pre_len + t[TT_LEN];
 }
 
