@@ -116,12 +116,13 @@ int main(void)
 	struct stat st;
 	char exe[4096];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	/* Two pages, the second's protection changed: a mapping of their
-	   own, whatever the allocator did before. */
-	char *anon = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* The middle of three pages, read-only between two of no access:
+	   a mapping of its own, which no neighbour of the allocator's
+	   (ASan's read-write regions and PROT_NONE reserves) can merge. */
+	char *anon = mmap(NULL, 3 * 4096, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) + 4096;
 
-	mprotect(anon + 4096, 4096, PROT_READ);
+	mprotect(anon, 4096, PROT_READ);
 	exe[len > 0 ? len : 0] = '\0';
 	stat(exe, &st);
 	memset(&s, 0, sizeof(s));
