@@ -148,13 +148,18 @@ test_expect_success PTRACE,STRACE 'a handler'"'"'s hot calls: no rewrite under t
 # Where a rewrite is due but not safe, the process stays on stops for
 # good, counted as strace counts, and the header says so: handlers left
 # by siglongjmp never return (one may still be running), and a filter of
-# the program's own would judge the calls that map the pool.
+# the program's own would judge the calls that map the pool.  The
+# signaller child polls as long as it takes (pread64, sched_yield): when
+# a slow run (ASan) makes it poll past 64 hot calls, the child alone is
+# rewritten, so the fast path holds at most its hot calls (pread64,
+# readv and one write), never the parent's 300 handler writes.
 test_expect_success PTRACE,STRACE 'handlers left by siglongjmp: left on stops, and said' '
 	"$IOTRACE" -v -o r -- "$HELPERS/readsig" longjmp 3 100 >out &&
 	strace -f -c -o s "$HELPERS/readsig" longjmp 3 100 >/dev/null &&
 	test "$(table_calls write r)" = "$(table_calls write s)" &&
 	test "$(table_calls read r)" = "$(table_calls read s)" &&
-	test "$(fast_calls r)" = 0 &&
+	child_hot=$(($(table_calls pread64 r) + $(table_calls readv r) + 1)) &&
+	test "$(fast_calls r)" -le "$child_hot" &&
 	grep -q "; 1 process left on stops, not safe to rewrite (threads or a signal handler running, memory shared, a seccomp filter of its own)$" r
 '
 
