@@ -110,6 +110,24 @@ test_expect_success PTRACE,STRACE '--rewrite-after=N: the Nth hot call, a write,
 	test "$(fast_calls r)" = $(($(hot_calls r) - 199 - 1))
 '
 
+# A process of one task makes its calls one after the other, all within
+# the run's wall: the wall, whose start is the calibration's last call,
+# holds the time in them.  A built-in workload makes no stop between its
+# calibration and its 64th hot call; the wall used to start at that stop
+# (dd of 40,005 calls: 3.5 ms of wall, 50 ms in its calls).
+json_u64() { # key file: the first "key": N
+	sed -n "s/^ *\"$1\": \([0-9]*\),\{0,1\}$/\1/p" "$2" | head -n 1
+}
+test_expect_success PTRACE 'a built-in workload on the fast path: its calls within its wall' '
+	for after in 64 0; do
+		"$IOTRACE" -v --rewrite-after=$after --save j.json -o r \
+			run dd bs=1024 count=20000 of=out 2>/dev/null &&
+		test "$(fast_calls r)" -ge 39000 &&
+		wall=$(json_u64 wall_ns j.json) && raw=$(json_u64 raw_time_ns j.json) &&
+		test "$raw" -gt 0 && test "$wall" -ge "$raw" || return 1
+	done
+'
+
 # A process that ends before its 64th hot call keeps its text as it was:
 # no pool, no rewrite, every call a stop, and the header says why.
 test_expect_success PTRACE,STRACE 'fewer than 64 hot calls: not rewritten, counted as strace' '

@@ -165,6 +165,8 @@ struct calib_run {
 	pid_t tid;		/* the task that makes the calls */
 	bool full;		/* all its calls seen: delivered at the next
 				   stop, whose wait ends the last one's work */
+	uint64_t last_ns;	/* the last call's exit stop: the command's
+				   calls start after it */
 	uint64_t stops0, busy0;	/* the run's counts at the first call */
 };
 
@@ -217,6 +219,7 @@ bool calib_event(struct loop *l, const struct tracer_event *ev)
 		return false;
 	calib_sink(&c->s, ev);
 	c->full = c->s.n == CALIB_RUN_CALLS;
+	c->last_ns = ev->exit_ns;
 	return true;
 }
 
@@ -225,7 +228,7 @@ bool calib_run_full(const struct loop *l)
 	return l->calib && l->calib->full;
 }
 
-void calib_run_end(struct loop *l, uint64_t now)
+void calib_run_end(struct loop *l)
 {
 	struct calib_run *c = l->calib;
 	struct tracer_calibration cal;
@@ -245,8 +248,11 @@ void calib_run_end(struct loop *l, uint64_t now)
 		stops = l->res->stops - c->stops0;
 		fill(&cal, &c->s,
 		     stops ? (l->res->busy_ns - c->busy0) / stops : 0);
-		/* The run's wall starts where the command's calls do. */
-		l->res->start_ns = now;
+		/* The run's wall starts where the command's calls do: at
+		   the last call's exit stop, not at the next stop, which
+		   the fast path may leave for much later (a built-in
+		   workload's 64th hot call, where it is rewritten). */
+		l->res->start_ns = c->last_ns;
 	}
 	free(c);
 	if (l->sink->calibrated)

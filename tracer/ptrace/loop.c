@@ -487,7 +487,7 @@ int loop_run(struct loop *l)
 		}
 		l->res->stops++;
 		if (l->calib && calib_run_full(l))
-			calib_run_end(l, now);
+			calib_run_end(l);
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			on_gone(l, tid, status);
 			continue;

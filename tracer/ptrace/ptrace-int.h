@@ -75,9 +75,9 @@ int calibrate_by_run(const struct tracer_engine *e,
  * calib_act() gives the action of the call: ACT_TIME and *ours for the
  * calibration's, the plan's for the program's own getppid(CALIB_MAGIC);
  * calib_event() takes the calibration's events from emit().  Once
- * calib_run_full(), calib_run_end() at the next stop (at now) gives the
- * figures to sink->calibrated() (-EIO if the loop ends first), and the
- * run's wall starts there.
+ * calib_run_full(), calib_run_end() at the next stop gives the figures
+ * to sink->calibrated() (-EIO if the loop ends first), and the run's wall
+ * starts at the last calibration call's exit stop.
  */
 #define CALIB_MAGIC 0x696f7472616365ull		/* "iotrace" */
 struct calib_run *calib_run_new(void);
@@ -86,7 +86,7 @@ uint8_t calib_act(struct loop *l, const struct task *t, uint32_t arch,
 		  int nr, const uint64_t *args, uint8_t act, bool *ours);
 bool calib_event(struct loop *l, const struct tracer_event *ev);
 bool calib_run_full(const struct loop *l);
-void calib_run_end(struct loop *l, uint64_t now);
+void calib_run_end(struct loop *l);
 /* The median of n times (v sorted in place); 0 for none. */
 uint64_t median_u64(uint64_t *v, size_t n);
 

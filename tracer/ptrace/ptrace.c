@@ -206,7 +206,7 @@ static int run_loop(struct loop *l, const struct tracer_target *target)
 		goto out_unpin;
 	res->start_ns = mono_ns();
 	err = loop_run(l);
-	calib_run_end(l, 0);	/* -EIO: the first task ended it early */
+	calib_run_end(l);	/* -EIO: the first task ended it early */
 	hooks_finish(l);
 	res->end_ns = mono_ns();
 	tracer_meminfo_read(&res->mem_after);
