@@ -131,17 +131,8 @@ rw_tramp_code:
 	 * marked dirty (its close must stop, to fold its cells) through
 	 * rax alone, which the site's mov sets anyway. */
 	cmpl	$TT_FDS, %\fd
-	jb	.Lenter_\name
-.Lslow_fd_\name:
-	mov	$0, %eax
-.Lnr_slow_\name:
-	jmp	*.Lk_slow_\name(%rip)
-.Lenter_\name:
-	mov	%\fd, %eax
-	add	.Lk_dirty_\name(%rip), %rax
-	movb	$1, (%rax)
-.endif
-.if \fdop == TT_FDOP_FREES
+	jb	.Lfd_ok_\name
+.elseif \fdop == TT_FDOP_FREES
 	/* 1. A close: of an fd the cells cover and none of its calls
 	 * made here since its last fold (not dirty); any other takes the
 	 * stub's syscall, a stop where iotrace folds the fd's cells
@@ -153,12 +144,20 @@ rw_tramp_code:
 	add	.Lk_dirty_\name(%rip), %rax
 	cmpb	$0, (%rax)
 	je	.Lenter_\name
+.endif
+.if .Lfdck_\name
 .Lslow_fd_\name:
 	mov	$0, %eax
 .Lnr_slow_\name:
 	jmp	*.Lk_slow_\name(%rip)
-.Lenter_\name:
 .endif
+.ifnb \fd
+.Lfd_ok_\name:
+	mov	%\fd, %eax
+	add	.Lk_dirty_\name(%rip), %rax
+	movb	$1, (%rax)
+.endif
+.Lenter_\name:
 .ifnb \fd2
 	/* 1a. A two-fd call: the destination covered too, and the one
 	 * the cell counts (its fd2: 1 + that fd), claimed by the first
