@@ -202,7 +202,7 @@ for spec in "dd bs=1024 count=20000|run dd bs=1024 count=20000 of=$work/lat.out|
 		round=$((round + 1))
 	done
 	t=$(median <truth); i=$(median <iot); s=$(median <str); d=$(median <diff)
-	drange=$(sort -g diff | awk '{ v[NR] = $1 } END { printf "%d..%d", v[1], v[NR] }')
+	drange=$(range <diff)
 	verdict=$(awk -v t="$t" -v d="$d" 'BEGIN {
 		if (d < 0) d = -d
 		lim = 0.1 * t; if (lim < 100) lim = 100

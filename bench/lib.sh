@@ -8,6 +8,9 @@ now_ns() { date +%s%N; }
 # The median of the numbers on stdin, one per line.
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+# The lowest and highest of the numbers on stdin, as LO..HI.
+range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s..%s", lo, hi }'; }
+
 # a / b to two decimals, 0 when b is 0.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
 

@@ -25,6 +25,7 @@
 # not pay.  Part 1 measures that start-up (GNU dd copying nothing to
 # /dev/null) in every round and gives the ratio both ways.
 set -eu
+. "$(dirname "$0")/lib.sh"
 : "${IOTRACE:?}"
 REPS=${REPS:-3}
 SIZES=${SIZES:-"512 4K 64K 256K"}
@@ -33,13 +34,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/iotrace-sweep-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-now_ns() { date +%s%N; }
 bytes_of() { case $1 in *K) echo $((${1%K} * 1024)) ;; *) echo "$1" ;; esac; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s..%s", lo, hi }'; }
 
-# The rows of a sweep table, the best marker turned into a field.
-rows() { awk 'NR > 3 && /^\* best:/ { exit }
+# The rows of a sweep table, the best marker turned into a field; the
+# notes start at "best:" ("* best:" where a point is marked).
+rows() { awk 'NR > 3 && /^(\* )?best:/ { exit }
 	NR > 3 { best = sub(/^\*/, " "); print $1, $4, best }' "$1"; }
 
 gnu_ns() { # bs [sync] -> ns of one untraced GNU dd
@@ -129,6 +128,7 @@ rows whole.txt | while read -r v mbps best; do
 		"$v" "$mbps" "$(awk -v b="$v" '$1 == b { print $2 }' gnu2 | median)"
 done
 sweep_best=$(rows whole.txt | awk '$3 == 1 { print $1 }')
+sweep_best=${sweep_best:-none (not told from noise)}
 gnu_best=$(for bs in $SIZES; do
 	echo "$bs $(awk -v b="$bs" '$1 == b { print $2 }' gnu2 | median)"
 done | sort -k2 -g | tail -1 | cut -d' ' -f1)
