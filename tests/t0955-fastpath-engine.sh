@@ -56,14 +56,16 @@ rows_of() {
 
 # By default a process is rewritten at its 64th hot call: the 63 before
 # it stop, the 64th is made again through its rewritten site, and every
-# later one takes the fast path but the close of the fd written there,
-# whose trampoline stops so that its writes are folded on its file.
+# later one takes the fast path.  The close of the fd written there
+# stops once, at its seccomp stop, so that its writes are folded on its
+# file, and is made again through its trampoline, counted there: no
+# exit stop.
 test_expect_success PTRACE,STRACE '1,000 writes: the first 63 hot calls stop, the rest on the fast path, as strace counts' '
 	"$IOTRACE" -v -o r -- "$HELPERS/writeloop" /dev/null 1000 1 &&
 	strace -f -c -o s "$HELPERS/writeloop" /dev/null 1000 1 &&
 	test "$(table_calls write r)" = "$(table_calls write s)" &&
 	test "$(table_calls close r)" = "$(table_calls close s)" &&
-	test "$(fast_calls r)" = $(($(hot_calls r) - 63 - 1)) &&
+	test "$(fast_calls r)" = $(($(hot_calls r) - 63)) &&
 	grep -q "^iotrace: fast path: .* calls counted without a stop, at [0-9]* rewritten sites in 1 process$" r
 '
 
@@ -107,7 +109,7 @@ test_expect_success PTRACE,STRACE '--rewrite-after=0: rewritten at exec, all 1,0
 test_expect_success PTRACE,STRACE '--rewrite-after=N: the Nth hot call, a write, made again through its site' '
 	"$IOTRACE" -v --rewrite-after=200 -o r -- "$HELPERS/writeloop" /dev/null 1000 1 &&
 	test "$(table_calls write r)" = 1000 &&
-	test "$(fast_calls r)" = $(($(hot_calls r) - 199 - 1))
+	test "$(fast_calls r)" = $(($(hot_calls r) - 199))
 '
 
 # A process of one task makes its calls one after the other, all within
@@ -258,6 +260,25 @@ test_expect_success PTRACE '-k --stack-sample 1: every call unwound, no fast pat
 	grep -q "^iotrace: fast path off (-k without --stack-sample" r &&
 	grep -q "^   86\.0%         300 calls .*  emit_byte (callsites)$" r
 '
+
+# A file opened, written and closed, 16 times (fdcases many): each close
+# of a written fd stops once, where its writes are folded on its file,
+# and is made again through its trampoline (no exit stop), so every hot
+# call past the first 63 is counted on the fast path, the closes too.
+for prog in fdcases fdcases-static; do
+	test_expect_success PTRACE,STRACE "$prog: 16 files written and closed: one stop a close, counted fast" "
+		rm -rf d && mkdir d &&
+		\"\$IOTRACE\" -v -o r -- \"\$HELPERS/$prog\" many \"\$PWD/d\" &&
+		strace -f -c -o s \"\$HELPERS/$prog\" many \"\$PWD/d\" &&
+		test \"\$(table_calls close r)\" = \"\$(table_calls close s)\" &&
+		test \"\$(table_calls write r)\" = \"\$(table_calls write s)\" &&
+		test \"\$(fast_calls r)\" = \$((\$(hot_calls r) - 63)) &&
+		{ echo '100 a'; i=1; while test \$i -le 15; do
+			echo \"\$i f\$i\"; i=\$((i + 1)); done; } | sort -k2 >expect &&
+		rows_of r \"\$PWD/d\" >got &&
+		test_cmp expect got
+	"
+done
 
 # case, then "calls file" of each file DIR holds after it
 fdswap_case() {

@@ -20,6 +20,9 @@
  *           the file), close through libc (no write of libc's to
  *           fold: the fast path's), DIR/b opened as fd 3, 60 more by
  *           syscall(3): a gets 50, b 60
+ *   many    100 to DIR/a on fd 3, close; then DIR/f1 .. DIR/f15, each
+ *           opened as fd 3, written i times (f7: 7 writes) and closed:
+ *           a tar-like loop, every close of a written fd
  * Each write is 1 byte through libc's write(2), but raw's.  Prints
  * nothing; exits 0.
  */
@@ -114,6 +117,18 @@ int main(int argc, char **argv)
 		if (close(3) < 0)
 			return 1;
 		raw_writes(open3(dir, "b", 0), 60);
+	} else if (!strcmp(c, "many")) {
+		char name[16];
+
+		writes(open3(dir, "a", 0), 100);
+		for (int i = 1; i <= 15; i++) {
+			if (close(3) < 0)
+				return 1;
+			snprintf(name, sizeof(name), "f%d", i);
+			writes(open3(dir, name, 0), i);
+		}
+		if (close(3) < 0)
+			return 1;
 	} else if (!strcmp(c, "noclose")) {
 		writes(open3(dir, "a", 0), 100);
 	} else if (!strcmp(c, "other")) {

@@ -448,6 +448,45 @@ static bool starts_sharer(const struct task *t)
  * counted there), else from its `syscall`.  True: the call was put off,
  * and this stop counts nothing.
  */
+/*
+ * A close its trampoline sent to the stub's syscall because its fd is
+ * dirty, at the seccomp stop: the fd's cells folded while it still
+ * names its file, and the call taken back to the trampoline's fd check,
+ * which finds the fd clean and makes it there, counted and timed as any
+ * other.  One stop a file instead of an entry and an exit.  Not when
+ * the task stops at every call (its entry stop came first), nor when a
+ * -k sample of the slot is pending (that stop may be the sample).  True:
+ * the call was put off, and this stop counts nothing.
+ */
+static bool close_again(struct fast_run *f, struct task *t, pid_t tgid)
+{
+	const struct fast_tramp *tr;
+	struct user_regs_struct regs;
+	struct fast_proc *p;
+	uint64_t fd = t->args[0];
+
+	if (t->nr >= 512 || f->slot_of[t->nr] < 0 ||
+	    f->how[f->slot_of[t->nr]].fdop != RW_FDOP_FREES ||
+	    fd >= RW_FDS || t->entered)
+		return false;
+	p = fast_proc_find(f, tgid);
+	if (!p || p->pending || !p->cnt || !p->code ||
+	    !__atomic_load_n(&p->cnt->mem->dirty[fd], __ATOMIC_RELAXED) ||
+	    ptrace(PTRACE_GETREGS, t->tid, 0L, &regs) < 0 ||
+	    !(tr = fast_tramp_of_stub(p->code, regs.rip)) ||
+	    tr->spec.fdop != RW_FDOP_FREES ||
+	    (f->sample && __atomic_load_n(
+			&p->cnt->mem->sample_pending[tr->spec.slot],
+			__ATOMIC_ACQUIRE)))
+		return false;
+	fast_fold(f, p, (int)fd, (int)fd);
+	regs.orig_rax = (uint64_t)-1;	/* skipped, and no exit stop */
+	regs.rip = fast_tramp_checks(p->code, tr);
+	if (ptrace(PTRACE_SETREGS, t->tid, 0L, &regs) < 0)
+		return false;		/* gone: nothing to make again */
+	return true;
+}
+
 bool fast_replay(struct loop *l, struct task *t)
 {
 	struct fast_run *f = l->fast;
@@ -459,6 +498,8 @@ bool fast_replay(struct loop *l, struct task *t)
 
 	if (!f || t->arch != syscall_pers[0].arch || t->nr < 0)
 		return false;
+	if (close_again(f, t, tgid))
+		return true;
 	hot = t->nr < 512 && f->slot_of[t->nr] >= 0;
 	if (!hot && t->nr != SYS_clone && t->nr != SYS_clone3 &&
 	    t->nr != SYS_rt_sigreturn)
@@ -770,20 +811,12 @@ uint64_t fast_stub_site(struct loop *l, struct task *t, uint64_t ip,
 	const struct fast_tramp *tr = NULL;
 	struct fast_proc *p;
 	uint64_t *pending;
-	size_t i;
 
 	*sample = false;
-	if (!f || ip < 2)
+	if (!f)
 		return 0;
 	p = fast_proc_find(f, t->tgid ? t->tgid : t->tid);
-	/* Most stops are nowhere near an island: no search for them. */
-	if (!p || !p->code || !p->cnt || ip - 2 < p->code->islands ||
-	    ip - 2 >= p->code->islands + p->code->isl_used)
-		return 0;
-	for (i = 0; i < p->code->ntramp && !tr; i++)
-		if (p->code->tramp[i].island + RW_ISLAND_STUB == ip - 2)
-			tr = &p->code->tramp[i];
-	if (!tr)
+	if (!p || !p->cnt || !(tr = fast_tramp_of_stub(p->code, ip)))
 		return 0;
 	pending = &p->cnt->mem->sample_pending[tr->spec.slot];
 	for (uint64_t n = f->sample && !by_fd_check(p, tr, t) ?

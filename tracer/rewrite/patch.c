@@ -159,6 +159,27 @@ static uint8_t *island_target(struct fast_code *c, uint64_t island)
 	return c->mem + RW_POOL_CODE + (island - c->islands) + 6;
 }
 
+const struct fast_tramp *fast_tramp_of_stub(const struct fast_code *c,
+					    uint64_t ip)
+{
+	size_t i;
+
+	/* Most stops are nowhere near an island: no search for them. */
+	if (!c || ip < 2 || ip - 2 < c->islands ||
+	    ip - 2 >= c->islands + c->isl_used)
+		return NULL;
+	for (i = 0; i < c->ntramp; i++)
+		if (c->tramp[i].island + RW_ISLAND_STUB == ip - 2)
+			return &c->tramp[i];
+	return NULL;
+}
+
+uint64_t fast_tramp_checks(struct fast_code *c, const struct fast_tramp *t)
+{
+	return __atomic_load_n((uint64_t *)(void *)island_target(c, t->island),
+			       __ATOMIC_ACQUIRE) + t->spec.pre_len;
+}
+
 void fast_code_threaded(struct fast_code *c)
 {
 	size_t i;
