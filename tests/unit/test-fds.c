@@ -5,8 +5,11 @@
  * make stale, in every personality (i386, x32); fd_describe() is run on
  * this test's own fds.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <pthread.h>
+#include <signal.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "tracer/tracer.h"
 #include "tap.h"
@@ -183,6 +187,131 @@ static void test_describe(void)
 	close(fd);
 }
 
+/* This process's open fds; how many are pidfds in *pidfds. */
+static int own_fds(int *pidfds)
+{
+	char link[300], to[64];
+	struct dirent *e;
+	DIR *dir = opendir("/proc/self/fd");
+	ssize_t n;
+	int count = 0;
+
+	*pidfds = 0;
+	while (dir && (e = readdir(dir))) {
+		if (e->d_name[0] == '.' || atoi(e->d_name) == dirfd(dir))
+			continue;
+		count++;
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+		n = readlink(link, to, sizeof(to) - 1);
+		to[n > 0 ? n : 0] = '\0';
+		*pidfds += !strcmp(to, "anon_inode:[pidfd]");
+	}
+	if (dir)
+		closedir(dir);
+	return count;
+}
+
+static pid_t thread_tid;
+static int thread_go;
+
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&thread_tid, gettid(), __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&thread_go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return NULL;
+}
+
+/*
+ * Two ways to one answer: the process's leader's fd is borrowed
+ * (pidfd_getfd) and asked through the copy, another thread's tid (no
+ * pidfd for it) read from /proc/TID; the flags alike but O_CLOEXEC,
+ * which fdinfo adds from the fd table.  The copies are closed, and the
+ * pidfds kept stay a few however many processes are asked.
+ */
+static void test_describe_ways(void)
+{
+	char path[] = "/tmp/iotrace-fds-XXXXXX", gone[] = "/tmp/iotrace-fds-XXXXXX";
+	int fds[6], pipefd[2], before, after, pidfds, i, k, status, same;
+	const char *what[6] = { "O_APPEND|O_DSYNC file", "pipe", "socket",
+				"/dev/null", "deleted file", "O_DIRECT file" };
+	struct fd_desc a, b;
+	char pipe_path[sizeof(a.path)];
+	pthread_t th;
+	pid_t kids[12];
+
+	close(mkstemp(path));
+	fds[0] = open(path, O_WRONLY | O_APPEND | O_DSYNC);
+	ok(pipe(pipefd) == 0, "pipe");
+	fds[1] = pipefd[0];
+	fds[2] = socket(AF_UNIX, SOCK_DGRAM, 0);
+	fds[3] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	fds[4] = mkstemp(gone);
+	unlink(gone);
+	fds[5] = open(path, O_RDONLY | O_DIRECT);
+	ok(pthread_create(&th, NULL, idle_thread, NULL) == 0, "a thread");
+	while (!__atomic_load_n(&thread_tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	before = own_fds(&pidfds);
+	before -= pidfds;
+	for (i = 0; i < 6; i++) {
+		if (fds[i] < 0) {
+			ok(1, "# SKIP %s: cannot open it here", what[i]);
+			continue;
+		}
+		is_int(fd_describe(getpid(), fds[i], &a), 0, "%s: borrowed",
+		       what[i]);
+		is_int(fd_describe(thread_tid, fds[i], &b), 0,
+		       "%s: from /proc", what[i]);
+		same = !strcmp(a.path, b.path) && a.kind == b.kind &&
+		       (a.open_flags & ~O_CLOEXEC) ==
+		       (b.open_flags & ~O_CLOEXEC) &&
+		       a.blksize == b.blksize && a.lbs == b.lbs &&
+		       a.backing == b.backing && a.truncated == b.truncated;
+		ok(same, "%s: the same (%s, flags %o / %o)", what[i], a.path,
+		   a.open_flags, b.open_flags);
+	}
+	if (fds[0] >= 0)
+		fd_describe(getpid(), fds[0], &a);
+	ok(fds[0] < 0 || (a.open_flags & (O_APPEND | O_DSYNC)) ==
+	   (O_APPEND | O_DSYNC), "O_APPEND and O_DSYNC seen");
+	for (i = 0; i < 100; i++)
+		fd_describe(getpid(), fds[1], &a);
+	snprintf(pipe_path, sizeof(pipe_path), "%s", a.path);
+	after = own_fds(&pidfds);
+	ok(pidfds == 1, "the borrowed way was taken: %d pidfd kept", pidfds);
+	is_int(after - pidfds, before, "no copy left open after 106: "
+	       "%d fds but pidfds, as before", after - pidfds);
+	/* Twelve children, more than the pidfds kept: at most 8. */
+	for (k = 0; k < 12; k++) {
+		kids[k] = fork();
+		if (kids[k] == 0) {
+			pause();
+			_exit(0);
+		}
+		ok(kids[k] > 0 && fd_describe(kids[k], fds[1], &a) == 0 &&
+		   !strcmp(a.path, pipe_path),
+		   "child %d's inherited pipe described: %s", k, a.path);
+	}
+	after = own_fds(&pidfds);
+	ok(pidfds <= 8, "%d pidfds kept for 13 processes", pidfds);
+	kill(kids[0], SIGKILL);
+	waitpid(kids[0], &status, 0);
+	ok(fd_describe(kids[0], fds[1], &a) < 0, "a process gone: an error");
+	for (k = 1; k < 12; k++) {
+		kill(kids[k], SIGKILL);
+		waitpid(kids[k], &status, 0);
+	}
+	__atomic_store_n(&thread_go, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	for (i = 0; i < 6; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	close(pipefd[1]);
+	unlink(path);
+}
+
 /* The backing a stat of mode on device dev, of filesystem fstype, gives. */
 static enum fd_backing backing(mode_t mode, dev_t dev, unsigned long fstype)
 {
@@ -286,6 +415,7 @@ int main(void)
 		test_personalities();
 	test_evict();
 	test_describe();
+	test_describe_ways();
 	test_backing();
 	test_lbs();
 	return done_testing();
