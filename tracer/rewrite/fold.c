@@ -168,13 +168,18 @@ static int cell_fd2(const struct fast_run *f, int slot,
 /*
  * A slot's calls so far, by its histogram, which each call's trampoline
  * adds to after its cell: a call this misses is in its cell, or about
- * to be, and its slot is read at the next fold.
+ * to be, and its slot is read at the next fold.  A slot no call has
+ * ended in has its minimum's complement still 0 (the first call raises
+ * it, after its histogram): none, without reading its 40 buckets, as
+ * most of a run's slots are at each close.
  */
 static uint64_t slot_calls(const struct rw_counters *m, int slot)
 {
 	uint64_t n = 0;
 	int b;
 
+	if (!__atomic_load_n(&m->nmin_ns[slot], __ATOMIC_ACQUIRE))
+		return 0;
 	for (b = 0; b < RW_HIST; b++)
 		n += __atomic_load_n(&m->hist[slot][b], __ATOMIC_ACQUIRE);
 	return n;
