@@ -127,6 +127,7 @@ static int attach_truth(struct profile *p, void *arg)
 	int c;
 
 	p->truth.wall_ns = st->wall_ns;
+	p->truth.clock_ns = st->clock_ns;
 	for (c = 0; c < ST_NCALLS; c++) {
 		if (!st->rows[c].calls || p->truth.nrows == PROFILE_TRUTH_MAX)
 			continue;

@@ -155,6 +155,7 @@ static json_t *truth_object(const struct profile_truth *t)
 		err |= json_array_append_new(a, r);
 	}
 	err |= set(o, "wall_ns", u64(t->wall_ns));
+	err |= set(o, "clock_ns", u64(t->clock_ns));
 	err |= set(o, "syscalls", a);
 	if (err || !o) {
 		json_decref(o);

@@ -238,6 +238,10 @@ static int load_truth(struct jload *j, struct profile *p, json_t *doc)
 	o = jload_member(j, doc, "truth", JSON_OBJECT);
 	if (!o || jload_u64(j, o, "wall_ns", &p->truth.wall_ns) < 0)
 		return -1;
+	/* Saved before the clock's cost was kept: not known. */
+	if (json_object_get(o, "clock_ns") &&
+	    jload_u64(j, o, "clock_ns", &p->truth.clock_ns) < 0)
+		return -1;
 	a = jload_member(j, o, "syscalls", JSON_ARRAY);
 	if (!a)
 		return -1;

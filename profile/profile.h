@@ -84,6 +84,8 @@ struct profile_truth_row {
 
 struct profile_truth {
 	uint64_t wall_ns;		/* untraced run, wall clock */
+	uint64_t clock_ns;		/* what one of its clock reads took: it
+					   made two a call (0: not known) */
 	size_t nrows;
 	struct profile_truth_row rows[PROFILE_TRUTH_MAX];
 };

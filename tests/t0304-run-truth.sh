@@ -40,6 +40,27 @@ test_expect_success PTRACE 'the section: untraced calls, mean, median, wall' '
 		truth
 '
 
+# The true share: the calls' time over the untraced wall less its two
+# clock reads a call (157 writes and an fsync: 316), as the saved truth
+# has them, and the same line from the saved run.
+test_expect_success PTRACE 'the true share in calls, its clock reads taken out' '
+	"$IOTRACE" --truth -o truth --save t.json run bufwrite total=10000 \
+		buf=64 of=out fsync=end &&
+	grep -E "^in calls: [0-9]+\.[0-9]% of the untraced wall, its 316 clock reads \([1-9][0-9]* ns each\) taken out: [0-9.]+ s$" truth &&
+	tr -d " \n" <t.json | sed "s/.*\"truth\":{//; s/\"untraced\".*//" >tj &&
+	wall=$(sed "s/.*\"wall_ns\":\([0-9]*\).*/\1/" tj) &&
+	clock=$(sed "s/.*\"clock_ns\":\([0-9]*\).*/\1/" tj) &&
+	in=$(grep -o "\"total_ns\":[0-9]*" tj | cut -d: -f2 |
+	     awk "{ s += \$1 } END { print s }") &&
+	pct=$(awk -v w="$wall" -v c="$clock" -v i="$in" \
+		"BEGIN { printf \"%.1f\", 100 * i / (w - 316 * c) }") &&
+	grep -q "^in calls: $pct% " truth &&
+	"$IOTRACE" report t.json >again &&
+	grep "^in calls: " truth >want &&
+	grep "^in calls: " again >got &&
+	test_cmp want got
+'
+
 test_expect_success PTRACE 'messages are timed too: counts agree' '
 	"$IOTRACE" --truth -o truth run dd of=out bs=1130 count=50 2>/dev/null &&
 	grep -E "^write +51 +[0-9.]+ +[0-9.]+ +51 " truth &&

@@ -87,6 +87,7 @@ static void sample(struct profile *p)
 	profile_set_exit(p, 9 /* killed by SIGKILL */, 0);
 	p->truth.nrows = 1;
 	p->truth.wall_ns = 99;
+	p->truth.clock_ns = 37;
 	snprintf(p->truth.rows[0].name, PROFILE_NAME_MAX, "write");
 	p->truth.rows[0].calls = 1000;
 	p->truth.rows[0].total_ns = 2000000;
@@ -152,6 +153,7 @@ static void test_round_trip(void)
 	/* A newline is a control: '?' as in paths, so it never splits a line. */
 	is_str(q.argv[2], "of=a \"b\"?", "quotes survive, a newline is ?");
 	is_int(q.truth.rows[0].median_ns, 1900, "truth");
+	is_int(q.truth.clock_ns, 37, "truth: its clock read's cost");
 	ok(!memcmp(&q.baseline, &p.baseline, sizeof(p.baseline)),
 	   "the baseline is back");
 	ok(strstr(t1, "\niotrace: untraced 5.00 ms (--baseline, median of 3 "
