@@ -281,9 +281,6 @@ const struct fast_tramp *fast_tramp_at(const struct fast_code *c,
 /* The trampoline whose stub's syscall ends at ip (a stop there), or NULL. */
 const struct fast_tramp *fast_tramp_of_stub(const struct fast_code *c,
 					    uint64_t ip);
-/* Where the code of t's site runs now, past its pre: the trampoline its
-   island jumps to (locked or not), at its fd check. */
-uint64_t fast_tramp_checks(struct fast_code *c, const struct fast_tramp *t);
 void fast_objects_free(struct fast_run *f);
 /* rw_sites_find(), answered from the cache of earlier runs (cache.c). */
 int fast_sites_of(const char *path, const uint8_t hot[128],

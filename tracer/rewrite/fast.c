@@ -451,9 +451,11 @@ static bool starts_sharer(const struct task *t)
 /*
  * A close its trampoline sent to the stub's syscall because its fd is
  * dirty, at the seccomp stop: the fd's cells folded while it still
- * names its file, and the call taken back to the trampoline's fd check,
- * which finds the fd clean and makes it there, counted and timed as any
- * other.  One stop a file instead of an entry and an exit.  Not when
+ * names its file, and the call taken back to its site (as a signal
+ * before the frame takes it: the site's copied loads run again), whose
+ * trampoline finds the fd clean and makes it, counted and timed as any
+ * other; a site unpatched meanwhile makes it from its own `syscall`,
+ * a stop as before.  One stop a file instead of an entry and an exit.  Not when
  * the task stops at every call (its entry stop came first), nor when a
  * -k sample of the slot is pending (that stop may be the sample).  True:
  * the call was put off, and this stop counts nothing.
@@ -481,7 +483,7 @@ static bool close_again(struct fast_run *f, struct task *t, pid_t tgid)
 		return false;
 	fast_fold(f, p, (int)fd, (int)fd);
 	regs.orig_rax = (uint64_t)-1;	/* skipped, and no exit stop */
-	regs.rip = fast_tramp_checks(p->code, tr);
+	regs.rip = tr->spec.site;
 	if (ptrace(PTRACE_SETREGS, t->tid, 0L, &regs) < 0)
 		return false;		/* gone: nothing to make again */
 	return true;

@@ -174,12 +174,6 @@ const struct fast_tramp *fast_tramp_of_stub(const struct fast_code *c,
 	return NULL;
 }
 
-uint64_t fast_tramp_checks(struct fast_code *c, const struct fast_tramp *t)
-{
-	return __atomic_load_n((uint64_t *)(void *)island_target(c, t->island),
-			       __ATOMIC_ACQUIRE) + t->spec.pre_len;
-}
-
 void fast_code_threaded(struct fast_code *c)
 {
 	size_t i;
