@@ -465,7 +465,7 @@ static bool close_again(struct fast_run *f, struct task *t, pid_t tgid)
 	const struct fast_tramp *tr;
 	struct user_regs_struct regs;
 	struct fast_proc *p;
-	uint64_t fd = t->args[0];
+	uint64_t fd = (unsigned int)t->args[0];	/* as the kernel reads it */
 
 	if (t->nr >= 512 || f->slot_of[t->nr] < 0 ||
 	    f->how[f->slot_of[t->nr]].fdop != RW_FDOP_FREES ||
