@@ -18,7 +18,8 @@
  *                    says whose memory it has; a fork child gets
  *                    counters of its own, a vfork child shares;
  *   close, dup2...:  the fds they free folded, as the sink still knows
- *                    their files;
+ *                    their files; a close its trampoline sent to the
+ *                    stub (a written fd) made again from its site;
  *   a task's exit:   its process's counters folded;
  *   a signal in P:   the task put back where the program is (tramp.c).
  */
@@ -439,26 +440,16 @@ static bool starts_sharer(const struct task *t)
 }
 
 /*
- * The entry of t's call, in a process still pending: at its
- * rewrite_after-th hot call, or at a clone that would start a second
- * task on its text, the process gets the pool and every object it has
- * mapped its sites, while t is its only task and stopped: the call is
- * put off and made again once the sites are rewritten, from the start
- * of its own site when that is one of them (through the trampoline,
- * counted there), else from its `syscall`.  True: the call was put off,
- * and this stop counts nothing.
- */
-/*
  * A close its trampoline sent to the stub's syscall because its fd is
  * dirty, at the seccomp stop: the fd's cells folded while it still
  * names its file, and the call taken back to its site (as a signal
  * before the frame takes it: the site's copied loads run again), whose
  * trampoline finds the fd clean and makes it, counted and timed as any
- * other; a site unpatched meanwhile makes it from its own `syscall`,
- * a stop as before.  One stop a file instead of an entry and an exit.  Not when
- * the task stops at every call (its entry stop came first), nor when a
- * -k sample of the slot is pending (that stop may be the sample).  True:
- * the call was put off, and this stop counts nothing.
+ * other; a site unpatched meanwhile makes it from its own `syscall`, a
+ * stop as before.  One stop a file instead of an entry and an exit.
+ * Not when the task stops at every call (its entry stop came first),
+ * nor when a -k sample of the slot is pending (that stop may be the
+ * sample).  True: the call was put off, and this stop counts nothing.
  */
 static bool close_again(struct fast_run *f, struct task *t, pid_t tgid)
 {
@@ -489,6 +480,17 @@ static bool close_again(struct fast_run *f, struct task *t, pid_t tgid)
 	return true;
 }
 
+/*
+ * The entry of t's call, in a process still pending: at its
+ * rewrite_after-th hot call, or at a clone that would start a second
+ * task on its text, the process gets the pool and every object it has
+ * mapped its sites, while t is its only task and stopped: the call is
+ * put off and made again once the sites are rewritten, from the start
+ * of its own site when that is one of them (through the trampoline,
+ * counted there), else from its `syscall`.  A dirty close is made again
+ * too (close_again()).  True: the call was put off, and this stop counts
+ * nothing.
+ */
 bool fast_replay(struct loop *l, struct task *t)
 {
 	struct fast_run *f = l->fast;
