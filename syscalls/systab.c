@@ -228,7 +228,7 @@ const struct syscall_fact syscall_facts[] = {
 	ROW("io_uring_enter", TD | TS),
 	ROW("io_uring_register", TD | TM),
 	FDS("io_uring_setup", TD, FX_RET),
-	ROW("ioctl", TD),
+	HOT("ioctl", TD),
 	ROW("ipc", TI),
 	ROW("kexec_file_load", TD),
 	ROW("kill", TP | TS),
@@ -262,7 +262,10 @@ const struct syscall_fact syscall_facts[] = {
 	ROW("mlock", TM),
 	ROW("mlock2", TM),
 	ROW("mlockall", TM),
-	FLAG("mmap", TD | TM, SF_MAPS_CODE),
+	/* Hot: a buffer malloc'd and freed per file (cp -r: an mmap and a
+	   munmap a file) would stop twice a file.  Its executable maps
+	   still stop, at its trampoline's check (RW_FDOP_MAPS). */
+	FLAG("mmap", TD | TM, SF_MAPS_CODE | SF_HOT),
 	ROW("mmap2", TD | TM),
 	ROW("mount", TF),
 	ROW("mount_setattr", TF | TD),
@@ -284,7 +287,7 @@ const struct syscall_fact syscall_facts[] = {
 	ROW("msync", TM | TSY),
 	ROW("munlock", TM),
 	ROW("munlockall", TM),
-	ROW("munmap", TM),
+	HOT("munmap", TM),
 	ROW("name_to_handle_at", TF | TD),
 	FLAG("nanosleep", 0, SF_WAITS | SF_SLEEPS),
 	HOT("newfstatat", TF | TD | TFST),

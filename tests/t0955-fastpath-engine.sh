@@ -31,14 +31,14 @@ hot_calls() {
 	echo $n
 }
 
-test_expect_success PTRACE 'the hot calls: the data calls, the I/O steering, a tree walk'"'"'s opens and metadata' '
+test_expect_success PTRACE 'the hot calls: the data calls, the I/O steering, a tree walk'"'"'s opens and metadata, a buffer'"'"'s mmap' '
 	for c in read write pread64 pwritev2 lseek fsync fdatasync splice \
 		 sendfile copy_file_range sendto recvmsg newfstatat statx \
 		 getdents64 faccessat lgetxattr readlinkat fadvise64 openat dup \
-		 close fcntl; do
+		 close fcntl mmap munmap; do
 		echo " $hot_names " | grep -q " $c " || { echo "not hot: $c"; return 1; }
 	done &&
-	for c in dup2 dup3 close_range mmap execve poll futex; do
+	for c in dup2 dup3 close_range mprotect mremap execve poll futex; do
 		echo " $hot_names " | grep -q " $c " && { echo "hot: $c"; return 1; }
 		:
 	done
@@ -259,6 +259,20 @@ test_expect_success PTRACE '-k --stack-sample 1: every call unwound, no fast pat
 		-- "$HELPERS/callsites" &&
 	grep -q "^iotrace: fast path off (-k without --stack-sample" r &&
 	grep -q "^   86\.0%         300 calls .*  emit_byte (callsites)$" r
+'
+
+# A buffer mapped and unmapped 200 times, an ioctl each time (mapcalls):
+# all on the fast path past the 63rd hot call, but the one mmap of
+# executable pages, which stops at its trampoline's check so that
+# iotrace patches what it maps; each call as strace counts it.
+test_expect_success PTRACE,STRACE 'mmap, munmap, ioctl on the fast path; an executable mmap stops' '
+	"$IOTRACE" -v -o r -- "$HELPERS/mapcalls" 200 &&
+	strace -f -c -o s "$HELPERS/mapcalls" 200 &&
+	for c in mmap munmap ioctl; do
+		test "$(table_calls $c r)" = "$(table_calls $c s)" || return 1
+	done &&
+	test "$(fast_calls r)" -ge $((3 * 200 - 63)) &&
+	test "$(fast_calls r)" = $(($(hot_calls r) - 63 - 1))
 '
 
 # A file opened, written and closed, 16 times (fdcases many): each close

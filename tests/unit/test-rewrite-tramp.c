@@ -280,7 +280,7 @@ static void test_emit_shape(int f)
 	s.fd_reg = RW_RDX;
 	ok(!rw_tramp_emit((uint8_t[RW_TRAMP_MAX]){ 0 }, &s), "no two-fd "
 	   "trampoline for registers no call has");
-	for (r = RW_FDOP_FREES; r <= RW_FDOP_CHANGES; r++) {
+	for (r = RW_FDOP_FREES; r <= RW_FDOP_MAPS; r++) {
 		for (m = 0; m < 2; m++) {
 			s = spec[f];
 			s.fd_reg = RW_NOREG;
@@ -293,7 +293,8 @@ static void test_emit_shape(int f)
 			ok(len, "%s shape: the fd table's %s, sampled %d: %zu "
 			   "bytes, in the rules (%s)",
 			   fakes[f].xor ? "xor" : "mov",
-			   r == RW_FDOP_FREES ? "close" : "fcntl", m, len,
+			   r == RW_FDOP_FREES ? "close" :
+			   r == RW_FDOP_CHANGES ? "fcntl" : "mmap", m, len,
 			   why ? why : "kept");
 		}
 	}

@@ -65,7 +65,8 @@ static void choose_slots(struct fast_run *f, const struct plan *pl)
 		fact = syscall_fact(0, nr);
 		n = f->nslots;
 		if (!fact || !(fact->flags & SF_HOT) ||
-		    (pl->act[0][nr] != ACT_TIME && pl->act[0][nr] != ACT_COUNT) ||
+		    ((pl->act[0][nr] & ~ACT_MAPS) != ACT_TIME &&
+		     (pl->act[0][nr] & ~ACT_MAPS) != ACT_COUNT) ||
 		    n == RW_SLOTS)
 			continue;
 		f->how[n].fd = reg_of_arg(fact->fd);
@@ -76,8 +77,9 @@ static void choose_slots(struct fast_run *f, const struct plan *pl)
 		f->how[n].moves = fact->size != 0;
 		f->how[n].fdop = fact->fx == FX_ARG0 ? RW_FDOP_FREES :
 				 fact->fx == FX_FCNTL ? RW_FDOP_CHANGES :
+				 fact->flags & SF_MAPS_CODE ? RW_FDOP_MAPS :
 				 RW_FDOP_NONE;
-		f->how[n].timed = pl->act[0][nr] == ACT_TIME;
+		f->how[n].timed = (pl->act[0][nr] & ~ACT_MAPS) == ACT_TIME;
 		if (!rw_tramp_shape_ok(f->how[n].fd, f->how[n].two_fd,
 				       f->how[n].fd2, f->how[n].size,
 				       f->how[n].moves, f->how[n].fdop))

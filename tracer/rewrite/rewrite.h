@@ -195,6 +195,8 @@ enum rw_fdop {
 	RW_FDOP_NONE,		/* nothing (a new fd at most: openat, dup) */
 	RW_FDOP_FREES,		/* frees the fd in rdi (close) */
 	RW_FDOP_CHANGES,	/* may change what an fd names (fcntl) */
+	RW_FDOP_MAPS,		/* maps pages, prot in rdx: executable ones
+				   go to the stub's syscall (mmap) */
 };
 
 /* What one trampoline does (tramp.c). */

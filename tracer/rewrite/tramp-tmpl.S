@@ -114,15 +114,18 @@ rw_tramp_code:
  * the call does to the fd table, TT_FDOP_* (tramp-tmpl.h): 0 nothing,
  * 1 frees the fd in edi (close: only one whose cells hold nothing to
  * fold, else the stub's syscall), 2 may change an fd's description
- * (fcntl); either adds one to fd_changes, after the call.
+ * (fcntl); either adds one to fd_changes, after the call; 3 maps pages
+ * (mmap: executable ones, whose object iotrace patches at the call's
+ * exit, take the stub's syscall), nothing to fd_changes.
  */
 .macro RW_TRAMP name, fd, moves, sized, sample, fd2=, size=, fdop=0
 .Lt_\name:
 .ifnb \fd
 	.set	.Lfdck_\name, 1
 .else
-	.set	.Lfdck_\name, \fdop == TT_FDOP_FREES
+	.set	.Lfdck_\name, (\fdop == TT_FDOP_FREES) | (\fdop == TT_FDOP_MAPS)
 .endif
+	.set	.Lfdch_\name, (\fdop == TT_FDOP_FREES) | (\fdop == TT_FDOP_CHANGES)
 .ifnb \fd
 	/* 1. fds the cells do not cover take the stub's syscall (a ptrace
 	 * stop) and its post back to the site; before anything else, so
@@ -144,6 +147,13 @@ rw_tramp_code:
 	add	.Lk_dirty_\name(%rip), %rax
 	cmpb	$0, (%rax)
 	je	.Lenter_\name
+.elseif \fdop == TT_FDOP_MAPS
+	/* 1. An mmap of executable pages (PROT_EXEC in its prot, edx)
+	 * takes the stub's syscall, a stop whose exit patches the object
+	 * it maps; any other goes on.  The flags only, as on the fd
+	 * check's way. */
+	testb	$TT_PROT_EXEC, %dl
+	jz	.Lenter_\name
 .endif
 .if .Lfdck_\name
 .Lslow_fd_\name:
@@ -248,7 +258,7 @@ rw_tramp_code:
 	mulq	.Lk_mult_\name(%rip)
 	shrd	$0, %rdx, %rax
 .Lshift_\name:
-.if \fdop
+.if .Lfdch_\name
 	/* A close or an fcntl made here: iotrace's view of the fds is
 	 * stale, which it sees at the process's next stop. */
 	mov	.Lk_fdch_\name(%rip), %r11
@@ -391,7 +401,7 @@ rw_tramp_code:
 .Lk_dirty_\name:
 	.quad	0			/* &counters->dirty[0] */
 .endif
-.if \fdop
+.if .Lfdch_\name
 .Lk_fdch_\name:
 	.quad	0			/* &counters->fd_changes */
 .endif
@@ -466,7 +476,7 @@ rw_tramp_code:
 .else
 	.long	0
 .endif
-.if \fdop
+.if .Lfdch_\name
 	.long	.Lk_fdch_\name - .Lt_\name		/* TT_K_FDCH */
 .else
 	.long	0
@@ -507,6 +517,9 @@ rw_tramp_code:
 	RW_TRAMP frees_1, , 0, 0, 1, , , TT_FDOP_FREES
 	RW_TRAMP changes_0, , 0, 0, 0, , , TT_FDOP_CHANGES
 	RW_TRAMP changes_1, , 0, 0, 1, , , TT_FDOP_CHANGES
+/* mmap's (TT_FDOP_MAPS): cell 0 too. */
+	RW_TRAMP maps_0, , 0, 0, 0, , , TT_FDOP_MAPS
+	RW_TRAMP maps_1, , 0, 0, 1, , , TT_FDOP_MAPS
 
 	.size rw_tramp_code, . - rw_tramp_code
 	.section .rodata.rw_tramp_locks, "a"

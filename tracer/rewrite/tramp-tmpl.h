@@ -86,13 +86,16 @@
  * (sample > 1), pair 0 splice's and copy_file_range's registers (fd rdi,
  * fd2 rdx, size r8), pair 1 sendfile's (rsi, rdi, r10). */
 #define TT_PAIRS 56
-/* Then the fd table's calls: TT_FDOPS + 2 * (fdop - 1) + (sample > 1),
- * fdop TT_FDOP_FREES (close) or TT_FDOP_CHANGES (fcntl). */
+/* Then the fd table's calls and mmap's: TT_FDOPS + 2 * (fdop - 1) +
+ * (sample > 1), fdop TT_FDOP_FREES (close), TT_FDOP_CHANGES (fcntl) or
+ * TT_FDOP_MAPS (mmap: executable pages to the stub). */
 #define TT_FDOPS 60
 #define TT_FDOP_NONE 0
 #define TT_FDOP_FREES 1
 #define TT_FDOP_CHANGES 2
-#define TT_VARIANTS 64
+#define TT_FDOP_MAPS 3
+#define TT_PROT_EXEC 4		/* PROT_EXEC */
+#define TT_VARIANTS 66
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/user.h>
 #include <Zydis/Zydis.h>
 #include "tracer/rewrite/rewrite.h"
@@ -66,7 +67,8 @@ _Static_assert(TT_PAIRS + 2 * sizeof(tramp_pairs) / sizeof(*tramp_pairs) ==
 	       TT_FDOPS, "tramp-tmpl.S's two-fd variants");
 _Static_assert(TT_FDOP_NONE == RW_FDOP_NONE && TT_FDOP_FREES == RW_FDOP_FREES &&
 	       TT_FDOP_CHANGES == RW_FDOP_CHANGES &&
-	       TT_FDOPS + 2 * RW_FDOP_CHANGES == TT_VARIANTS,
+	       TT_FDOP_MAPS == RW_FDOP_MAPS && TT_PROT_EXEC == PROT_EXEC &&
+	       TT_FDOPS + 2 * RW_FDOP_MAPS == TT_VARIANTS,
 	       "tramp-tmpl.S's fd table variants");
 
 /* The variant's row for these registers without -k's samples, or -1. */
@@ -76,7 +78,7 @@ static int shape_row(enum rw_reg fd, bool two_fd, enum rw_reg fd2,
 	size_t i;
 
 	if (fdop != RW_FDOP_NONE)
-		return fdop <= RW_FDOP_CHANGES && fd == RW_NOREG && !two_fd &&
+		return fdop <= RW_FDOP_MAPS && fd == RW_NOREG && !two_fd &&
 		       size == RW_NOREG && !moves ?
 		       TT_FDOPS + 2 * ((int)fdop - 1) : -1;
 	if (!two_fd) {
