@@ -269,7 +269,7 @@ test_expect_success PTRACE '--debug: the fast path calibrates beside the stop ca
 		grep -q "^stops calibrated: " &&
 	test "$(grep -c "^fast path.s calibration started$" what.txt)" = 1 &&
 	grep -q "^fast path.s clock calibrated: a call adds [0-9]*-[0-9]* ns" what.txt &&
-	"$IOTRACE" --debug -e trace=mmap -o r.txt -- true 2>dbg.txt &&
+	"$IOTRACE" --debug -e trace=mprotect -o r.txt -- true 2>dbg.txt &&
 	! grep -q "calibration started" dbg.txt
 '
 
