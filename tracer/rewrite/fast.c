@@ -58,16 +58,17 @@ static enum rw_reg reg_of_arg(uint8_t arg)
 static void choose_slots(struct fast_run *f, const struct plan *pl)
 {
 	const struct syscall_fact *fact;
+	uint8_t act;
 	int nr, n;
 
 	memset(f->slot_of, -1, sizeof(f->slot_of));
 	for (nr = 0; nr < SYSCALL_SET_MAX && nr < 512; nr++) {
 		fact = syscall_fact(0, nr);
 		n = f->nslots;
+		/* -k's ACT_MAPS is for the stops code maps still make */
+		act = pl->act[0][nr] & ~ACT_MAPS;
 		if (!fact || !(fact->flags & SF_HOT) ||
-		    ((pl->act[0][nr] & ~ACT_MAPS) != ACT_TIME &&
-		     (pl->act[0][nr] & ~ACT_MAPS) != ACT_COUNT) ||
-		    n == RW_SLOTS)
+		    (act != ACT_TIME && act != ACT_COUNT) || n == RW_SLOTS)
 			continue;
 		f->how[n].fd = reg_of_arg(fact->fd);
 		f->how[n].two_fd = fact->fd2 != 0;
@@ -79,7 +80,7 @@ static void choose_slots(struct fast_run *f, const struct plan *pl)
 				 fact->fx == FX_FCNTL ? RW_FDOP_CHANGES :
 				 fact->flags & SF_MAPS_CODE ? RW_FDOP_MAPS :
 				 RW_FDOP_NONE;
-		f->how[n].timed = (pl->act[0][nr] & ~ACT_MAPS) == ACT_TIME;
+		f->how[n].timed = act == ACT_TIME;
 		if (!rw_tramp_shape_ok(f->how[n].fd, f->how[n].two_fd,
 				       f->how[n].fd2, f->how[n].size,
 				       f->how[n].moves, f->how[n].fdop))
@@ -453,19 +454,17 @@ static bool starts_sharer(const struct task *t)
  * nor when a -k sample of the slot is pending (that stop may be the
  * sample).  True: the call was put off, and this stop counts nothing.
  */
-static bool close_again(struct fast_run *f, struct task *t, pid_t tgid)
+static bool close_again(struct fast_run *f, struct task *t,
+			struct fast_proc *p)
 {
 	const struct fast_tramp *tr;
 	struct user_regs_struct regs;
-	struct fast_proc *p;
 	uint64_t fd = (unsigned int)t->args[0];	/* as the kernel reads it */
 
-	if (t->nr >= 512 || f->slot_of[t->nr] < 0 ||
-	    f->how[f->slot_of[t->nr]].fdop != RW_FDOP_FREES ||
+	if (f->how[f->slot_of[t->nr]].fdop != RW_FDOP_FREES ||
 	    fd >= RW_FDS || t->entered)
 		return false;
-	p = fast_proc_find(f, tgid);
-	if (!p || p->pending || !p->cnt || !p->code ||
+	if (p->pending || !p->cnt || !p->code ||
 	    !__atomic_load_n(&p->cnt->mem->dirty[fd], __ATOMIC_RELAXED) ||
 	    ptrace(PTRACE_GETREGS, t->tid, 0L, &regs) < 0 ||
 	    !(tr = fast_tramp_of_stub(p->code, regs.rip)) ||
@@ -504,13 +503,13 @@ bool fast_replay(struct loop *l, struct task *t)
 
 	if (!f || t->arch != syscall_pers[0].arch || t->nr < 0)
 		return false;
-	if (close_again(f, t, tgid))
-		return true;
 	hot = t->nr < 512 && f->slot_of[t->nr] >= 0;
 	if (!hot && t->nr != SYS_clone && t->nr != SYS_clone3 &&
 	    t->nr != SYS_rt_sigreturn)
 		return false;
 	p = fast_proc_find(f, tgid);
+	if (p && hot && close_again(f, t, p))
+		return true;
 	if (!p || !p->pending)
 		return false;
 	if (t->nr == SYS_rt_sigreturn) {
