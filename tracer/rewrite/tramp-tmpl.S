@@ -126,6 +126,8 @@ rw_tramp_code:
 	.set	.Lfdck_\name, (\fdop == TT_FDOP_FREES) | (\fdop == TT_FDOP_MAPS)
 .endif
 	.set	.Lfdch_\name, (\fdop == TT_FDOP_FREES) | (\fdop == TT_FDOP_CHANGES)
+	/* the dirty marks: an fd's calls set them, a close reads them */
+	.set	.Ldirty_\name, .Lfdck_\name & (\fdop != TT_FDOP_MAPS)
 .ifnb \fd
 	/* 1. fds the cells do not cover take the stub's syscall (a ptrace
 	 * stop) and its post back to the site; before anything else, so
@@ -397,7 +399,7 @@ rw_tramp_code:
 .Lk_slow_\name:
 	.quad	0			/* the stub's syscall */
 .endif
-.if .Lfdck_\name
+.if .Ldirty_\name
 .Lk_dirty_\name:
 	.quad	0			/* &counters->dirty[0] */
 .endif
@@ -471,7 +473,7 @@ rw_tramp_code:
 .else
 	.long	0
 .endif
-.if .Lfdck_\name
+.if .Ldirty_\name
 	.long	.Lk_dirty_\name - .Lt_\name		/* TT_K_DIRTY */
 .else
 	.long	0
