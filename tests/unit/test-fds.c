@@ -187,15 +187,19 @@ static void test_describe(void)
 	close(fd);
 }
 
-/* This process's open fds; how many are pidfds in *pidfds. */
+/*
+ * This process's open fds; how many fd_describe() keeps (its pidfds and
+ * its /proc/self/fd) in *pidfds.
+ */
 static int own_fds(int *pidfds)
 {
-	char link[300], to[64];
+	char link[300], to[64], self[64];
 	struct dirent *e;
 	DIR *dir = opendir("/proc/self/fd");
 	ssize_t n;
 	int count = 0;
 
+	snprintf(self, sizeof(self), "/proc/%d/fd", (int)getpid());
 	*pidfds = 0;
 	while (dir && (e = readdir(dir))) {
 		if (e->d_name[0] == '.' || atoi(e->d_name) == dirfd(dir))
@@ -204,7 +208,7 @@ static int own_fds(int *pidfds)
 		snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
 		n = readlink(link, to, sizeof(to) - 1);
 		to[n > 0 ? n : 0] = '\0';
-		*pidfds += !strcmp(to, "anon_inode:[pidfd]");
+		*pidfds += !strcmp(to, "anon_inode:[pidfd]") || !strcmp(to, self);
 	}
 	if (dir)
 		closedir(dir);
@@ -280,7 +284,8 @@ static void test_describe_ways(void)
 		fd_describe(getpid(), fds[1], &a);
 	snprintf(pipe_path, sizeof(pipe_path), "%s", a.path);
 	after = own_fds(&pidfds);
-	ok(pidfds == 1, "the borrowed way was taken: %d pidfd kept", pidfds);
+	ok(pidfds == 2, "the borrowed way was taken: %d kept (a pidfd and "
+	   "/proc/self/fd)", pidfds);
 	is_int(after - pidfds, before, "no copy left open after 106: "
 	       "%d fds but pidfds, as before", after - pidfds);
 	/* Twelve children, more than the pidfds kept: at most 8. */
@@ -295,7 +300,8 @@ static void test_describe_ways(void)
 		   "child %d's inherited pipe described: %s", k, a.path);
 	}
 	after = own_fds(&pidfds);
-	ok(pidfds <= 8, "%d pidfds kept for 13 processes", pidfds);
+	ok(pidfds <= 8 + 1, "%d kept for 13 processes: at most 8 pidfds "
+	   "and /proc/self/fd", pidfds);
 	kill(kids[0], SIGKILL);
 	waitpid(kids[0], &status, 0);
 	ok(fd_describe(kids[0], fds[1], &a) < 0, "a process gone: an error");
@@ -309,6 +315,46 @@ static void test_describe_ways(void)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	close(pipefd[1]);
+	unlink(path);
+}
+
+/*
+ * A child of a process that described fds before it forked describes
+ * its own: the link of its borrowed copy is read in its own fd table,
+ * not in the one its parent kept open (/proc/self/fd resolves to the
+ * process that opened it).  The child opens a file its parent never
+ * had, at an fd the parent has as something else.
+ */
+static void test_describe_forked(void)
+{
+	char path[] = "/tmp/iotrace-fds-XXXXXX";
+	int fds[2], fd, status = -1, same = 0;
+	struct fd_desc d;
+	pid_t kid;
+
+	close(mkstemp(path));
+	ok(pipe(fds) == 0, "pipe");
+	is_int(fd_describe(getpid(), fds[0], &d), 0, "the parent describes");
+	kid = fork();
+	if (kid == 0) {
+		/* The parent's pipe fd, in the child this file; the child's
+		   copy of it lands where the parent has its pipe's other end. */
+		close(fds[0]);
+		fd = open(path, O_RDONLY);
+		if (fd != fds[0])
+			_exit(3);
+		_exit(fd_describe(getpid(), fd, &d) ? 2 :
+		      strcmp(d.path, path) ? 1 : 0);
+	}
+	ok(kid > 0 && waitpid(kid, &status, 0) == kid, "the child ran");
+	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
+	       "the child described its own file (1: another path, 2: an "
+	       "error, 3: no fd to test)");
+	same = fd_describe(getpid(), fds[0], &d) == 0 &&
+	       !strncmp(d.path, "pipe:[", 6);
+	ok(same, "the parent's pipe still described: %s", d.path);
+	close(fds[0]);
+	close(fds[1]);
 	unlink(path);
 }
 
@@ -416,6 +462,7 @@ int main(void)
 	test_evict();
 	test_describe();
 	test_describe_ways();
+	test_describe_forked();
 	test_backing();
 	test_lbs();
 	return done_testing();
