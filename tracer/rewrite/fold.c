@@ -14,6 +14,8 @@
 #include <string.h>
 #include "tracer/rewrite/fast-int.h"
 
+#define FOLD_NARROW 4	/* fds a fold reads by their cells alone */
+
 /*
  * The cell's largest size asked and its calls, taken and cleared in one
  * locked instruction, as the trampolines update the pair (cmpxchg16b):
@@ -94,9 +96,15 @@ static void aggregate_of(const struct fast_run *f, int slot,
 	}
 }
 
-/* The slot's histogram and errnos since the last fold, into a. */
+/*
+ * The slot's histogram and errnos since the last fold, into a; the
+ * errnos (134 counters) only when errnos may have changed: a call's
+ * cell counts its error before its errno does, so a fold that took no
+ * error may leave one for a later fold, which every run ends with a
+ * whole one of (errnos true) to take.
+ */
 static void slot_extras(const struct fast_run *f, struct fast_counters *c,
-			int slot, struct tracer_aggregate *a)
+			int slot, bool errnos, struct tracer_aggregate *a)
 {
 	uint64_t v, infl = f->use->inflation_ns;
 	int b, e, k = 0;
@@ -111,7 +119,7 @@ static void slot_extras(const struct fast_run *f, struct fast_counters *c,
 		a->hist[b] = v - c->folded->hist[slot][b];
 		c->folded->hist[slot][b] = v;
 	}
-	for (e = 0; e < RW_ERRNOS; e++) {
+	for (e = 0; errnos && e < RW_ERRNOS; e++) {
 		v = __atomic_load_n(&c->mem->err[slot][e], __ATOMIC_RELAXED);
 		if (v == c->folded->err[slot][e])
 			continue;
@@ -142,10 +150,10 @@ static void cell_add(struct rw_cell *sum, const struct rw_cell *d)
 	sum->einval += d->einval;
 }
 
-/* The file fd of p names now, as the sink describes an event's. */
+/* The file fd of p names now, as the sink describes an event's
+   (fd_describe() clears all of f->desc first). */
 static void describe(const struct fast_proc *p, int fd, struct tracer_file *f)
 {
-	memset(f, 0, sizeof(*f));
 	f->state = fd_describe(p->tgid, fd, &f->desc) == 0 ?
 		   TRACER_FILE_DESC : TRACER_FILE_UNRESOLVED;
 }
@@ -192,7 +200,12 @@ static uint64_t slot_calls(const struct rw_counters *m, int slot)
  * done.  A call whose row has no file (lseek, fsync) gives no share.
  * Slots with no call since all their fds were folded are skipped: most
  * of a process's cells are never used, and reading them would fault in
- * pages of its counters for nothing.
+ * pages of its counters for nothing.  A fold of a few fds (a close, a
+ * dup2: most folds) skips only the slots no call ever ended in (one
+ * load each): its cells' calls tell the rest, where summing each live
+ * slot's 40 buckets to find the same took most of a close's fold; the
+ * copies, whose cells it reads over all fds, are still found by their
+ * sums.
  */
 void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 {
@@ -203,7 +216,7 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 	uint64_t now[RW_SLOTS];
 	int live[RW_SLOTS], copies[RW_SLOTS], nlive = 0, ncopies = 0;
 	int slot, fd, fd2, first, last, k, n, *slots;
-	bool described, in;
+	bool described, in, whole, narrow;
 
 	if (!c)
 		return;
@@ -211,14 +224,22 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 		hi = RW_FDS - 1;
 	if (lo < 0)
 		lo = 0;
+	whole = lo == 0 && hi == RW_FDS - 1;
+	narrow = hi - lo < FOLD_NARROW;
 	/* Clean from here: a call through a trampoline after it marks its
 	   fd again, so its close stops for it. */
 	if (lo <= hi)
 		memset(&c->mem->dirty[lo], 0, (size_t)(hi - lo + 1));
 	first = lo;
 	last = hi;
-	memset(sum, 0, sizeof(sum));
+	memset(sum, 0, (size_t)f->nslots * sizeof(*sum));
 	for (slot = 0; slot < f->nslots; slot++) {
+		if (narrow && !f->how[slot].two_fd) {
+			if (__atomic_load_n(&c->mem->nmin_ns[slot],
+					    __ATOMIC_ACQUIRE))
+				live[nlive++] = slot;
+			continue;
+		}
 		now[slot] = slot_calls(c->mem, slot);
 		if (now[slot] == c->seen[slot])
 			continue;
@@ -264,14 +285,14 @@ void fast_fold(struct fast_run *f, struct fast_proc *p, int lo, int hi)
 		}
 	}
 	for (slot = 0; slot < f->nslots; slot++) {
-		if (lo == 0 && hi == RW_FDS - 1)
+		if (whole)
 			c->seen[slot] = now[slot];
 		if (!sum[slot].calls)
 			continue;
 		aggregate_of(f, slot, &sum[slot], &tot);
 		tot.tgid = p->tgid;
 		if (f->how[slot].timed)
-			slot_extras(f, c, slot, &tot);
+			slot_extras(f, c, slot, whole || sum[slot].errors, &tot);
 		deliver(f, &tot);
 		f->use->calls += sum[slot].calls;
 		if (p->code && p->code->threaded)
