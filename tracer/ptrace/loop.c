@@ -127,6 +127,7 @@ static void on_entry(struct loop *l, struct task *t, uint32_t arch,
 	t->nr = (int)nr;
 	t->act = act;
 	t->forked = 0;
+	t->ip = ip;
 	memcpy(t->args, args, sizeof(t->args));
 	/* The extension may take the call back first (the fast path
 	   rewriting the process): its second entry counts. */

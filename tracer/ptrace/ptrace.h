@@ -115,6 +115,7 @@ struct task {
 	uint32_t arch;
 	int nr;
 	uint64_t args[6];
+	uint64_t ip;		/* the current call's: after its syscall */
 	uint64_t entry_ns;
 	pid_t tgid;		/* thread group; 0 until known (loop.c) */
 	bool entered;		/* between a syscall-entry stop and its exit

@@ -453,12 +453,14 @@ static bool starts_sharer(const struct task *t)
  * Not when the task stops at every call (its entry stop came first),
  * nor when a -k sample of the slot is pending (that stop may be the
  * sample).  True: the call was put off, and this stop counts nothing.
+ * Two words of the task's registers are written (PTRACE_POKEUSER), not
+ * all 27 read and written (GETREGS, SETREGS: a user access each, the
+ * costliest of the stop's ptrace calls): the ip is the stop's own.
  */
 static bool close_again(struct fast_run *f, struct task *t,
 			struct fast_proc *p)
 {
 	const struct fast_tramp *tr;
-	struct user_regs_struct regs;
 	uint64_t fd = (unsigned int)t->args[0];	/* as the kernel reads it */
 
 	if (f->how[f->slot_of[t->nr]].fdop != RW_FDOP_FREES ||
@@ -466,17 +468,20 @@ static bool close_again(struct fast_run *f, struct task *t,
 		return false;
 	if (p->pending || !p->cnt || !p->code ||
 	    !__atomic_load_n(&p->cnt->mem->dirty[fd], __ATOMIC_RELAXED) ||
-	    ptrace(PTRACE_GETREGS, t->tid, 0L, &regs) < 0 ||
-	    !(tr = fast_tramp_of_stub(p->code, regs.rip)) ||
+	    !(tr = fast_tramp_of_stub(p->code, t->ip)) ||
 	    tr->spec.fdop != RW_FDOP_FREES ||
 	    (f->sample && __atomic_load_n(
 			&p->cnt->mem->sample_pending[tr->spec.slot],
 			__ATOMIC_ACQUIRE)))
 		return false;
 	fast_fold(f, p, (int)fd, (int)fd);
-	regs.orig_rax = (uint64_t)-1;	/* skipped, and no exit stop */
-	regs.rip = tr->spec.site;
-	if (ptrace(PTRACE_SETREGS, t->tid, 0L, &regs) < 0)
+	/* skipped, and no exit stop; then made again from its site */
+	if (ptrace(PTRACE_POKEUSER, t->tid,
+		   (void *)offsetof(struct user_regs_struct, orig_rax),
+		   (void *)-1L) < 0 ||
+	    ptrace(PTRACE_POKEUSER, t->tid,
+		   (void *)offsetof(struct user_regs_struct, rip),
+		   (void *)tr->spec.site) < 0)
 		return false;		/* gone: nothing to make again */
 	return true;
 }
