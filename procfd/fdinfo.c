@@ -308,14 +308,15 @@ static int read_copy_path(int g, struct fd_desc *d)
 {
 	char name[16], *p = name + sizeof(name);
 	unsigned v = (unsigned)g;
+	pid_t me = getpid();
 
 	/* A child iotrace forked has a table of its own: its own dir. */
-	if (self_fds == -2 || self_fds_pid != getpid()) {
+	if (self_fds == -2 || self_fds_pid != me) {
 		if (self_fds >= 0)
 			close(self_fds);
 		self_fds = open("/proc/self/fd",
 				O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		self_fds_pid = getpid();
+		self_fds_pid = me;
 	}
 	if (self_fds < 0) {
 		char link[64];

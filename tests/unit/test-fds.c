@@ -189,9 +189,9 @@ static void test_describe(void)
 
 /*
  * This process's open fds; how many fd_describe() keeps (its pidfds and
- * its /proc/self/fd) in *pidfds.
+ * its /proc/self/fd) in *kept.
  */
-static int own_fds(int *pidfds)
+static int own_fds(int *kept)
 {
 	char link[300], to[64], self[64];
 	struct dirent *e;
@@ -200,7 +200,7 @@ static int own_fds(int *pidfds)
 	int count = 0;
 
 	snprintf(self, sizeof(self), "/proc/%d/fd", (int)getpid());
-	*pidfds = 0;
+	*kept = 0;
 	while (dir && (e = readdir(dir))) {
 		if (e->d_name[0] == '.' || atoi(e->d_name) == dirfd(dir))
 			continue;
@@ -208,7 +208,7 @@ static int own_fds(int *pidfds)
 		snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
 		n = readlink(link, to, sizeof(to) - 1);
 		to[n > 0 ? n : 0] = '\0';
-		*pidfds += !strcmp(to, "anon_inode:[pidfd]") || !strcmp(to, self);
+		*kept += !strcmp(to, "anon_inode:[pidfd]") || !strcmp(to, self);
 	}
 	if (dir)
 		closedir(dir);
@@ -237,7 +237,7 @@ static void *idle_thread(void *arg)
 static void test_describe_ways(void)
 {
 	char path[] = "/tmp/iotrace-fds-XXXXXX", gone[] = "/tmp/iotrace-fds-XXXXXX";
-	int fds[6], pipefd[2], before, after, pidfds, i, k, status, same;
+	int fds[6], pipefd[2], before, after, kept, i, k, status, same;
 	const char *what[6] = { "O_APPEND|O_DSYNC file", "pipe", "socket",
 				"/dev/null", "deleted file", "O_DIRECT file" };
 	struct fd_desc a, b;
@@ -257,8 +257,8 @@ static void test_describe_ways(void)
 	ok(pthread_create(&th, NULL, idle_thread, NULL) == 0, "a thread");
 	while (!__atomic_load_n(&thread_tid, __ATOMIC_ACQUIRE))
 		usleep(1000);
-	before = own_fds(&pidfds);
-	before -= pidfds;
+	before = own_fds(&kept);
+	before -= kept;
 	for (i = 0; i < 6; i++) {
 		if (fds[i] < 0) {
 			ok(1, "# SKIP %s: cannot open it here", what[i]);
@@ -283,11 +283,11 @@ static void test_describe_ways(void)
 	for (i = 0; i < 100; i++)
 		fd_describe(getpid(), fds[1], &a);
 	snprintf(pipe_path, sizeof(pipe_path), "%s", a.path);
-	after = own_fds(&pidfds);
-	ok(pidfds == 2, "the borrowed way was taken: %d kept (a pidfd and "
-	   "/proc/self/fd)", pidfds);
-	is_int(after - pidfds, before, "no copy left open after 106: "
-	       "%d fds but pidfds, as before", after - pidfds);
+	after = own_fds(&kept);
+	ok(kept == 2, "the borrowed way was taken: %d kept (a pidfd and "
+	   "/proc/self/fd)", kept);
+	is_int(after - kept, before, "no copy left open after 106: "
+	       "%d fds but those kept, as before", after - kept);
 	/* Twelve children, more than the pidfds kept: at most 8. */
 	for (k = 0; k < 12; k++) {
 		kids[k] = fork();
@@ -299,9 +299,9 @@ static void test_describe_ways(void)
 		   !strcmp(a.path, pipe_path),
 		   "child %d's inherited pipe described: %s", k, a.path);
 	}
-	after = own_fds(&pidfds);
-	ok(pidfds <= 8 + 1, "%d kept for 13 processes: at most 8 pidfds "
-	   "and /proc/self/fd", pidfds);
+	after = own_fds(&kept);
+	ok(kept <= 8 + 1, "%d kept for 13 processes: at most 8 pidfds "
+	   "and /proc/self/fd", kept);
 	kill(kids[0], SIGKILL);
 	waitpid(kids[0], &status, 0);
 	ok(fd_describe(kids[0], fds[1], &a) < 0, "a process gone: an error");
