@@ -39,8 +39,12 @@
  *  - the cell's address in rbx and t0 in r12, which the kernel keeps
  *    across the syscall, so rw_tramp_leave() reads t0 from the task's
  *    registers when a signal interrupts the call (rbx as the base: its
- *    lock-prefixed adds need no SIB byte); after the ns are known r12
- *    holds them, then the result;
+ *    lock-prefixed adds need no SIB byte); after the call r12 holds
+ *    its ticks, then its ns, then the result;
+ *  - what needs only the result is counted before what needs the
+ *    second rdtsc's ticks: rdtsc's result comes late, and instructions
+ *    waiting for it fill the scheduler, so the fewer of them come first
+ *    the more of the rest runs meanwhile;
  *  - the size (req, shorts, size_max) read back from the program's rdx
  *    in the frame: the value it gave at entry, whatever rdtsc left in
  *    rdx;
@@ -250,16 +254,15 @@ rw_tramp_code:
 .Lnr_\name:
 	syscall
 .Lsysret_\name:
-	/* 6. The result in rcx; ns = ((t1 - t0) * mult) >> shift, the
-	 * product's 128 bits in rdx:rax.  The call counts here, once. */
+	/* 6. The result in rcx, t1 - t0 in r12 (ns are made of them at
+	 * 8, after the counts that need only the result).  The call
+	 * counts here, once. */
 	mov	%rax, %rcx
 	rdtsc
 	shl	$32, %rdx
 	or	%rdx, %rax
 	sub	%r12, %rax
-	mulq	.Lk_mult_\name(%rip)
-	shrd	$0, %rdx, %rax
-.Lshift_\name:
+	mov	%rax, %r12
 .if .Lfdch_\name
 	/* A close or an fcntl made here: iotrace's view of the fds is
 	 * stale, which it sees at the process's next stop. */
@@ -267,8 +270,6 @@ rw_tramp_code:
 	RW_LOCK
 	incq	(%r11)
 .endif
-	RW_LOCK
-	addq %rax, TT_CELL_NS(%rbx)
 	RW_LOCK
 	incq TT_CELL_CALLS(%rbx)
 .if \sized
@@ -329,8 +330,16 @@ rw_tramp_code:
 	RW_LOCK
 	incq (%r11,%rdx,8)
 .Lhist_\name:
-	/* 8. bucket = floor(log2(ns | 1)), at most RW_HIST - 1: ns | 1
-	 * puts 0 ns in bucket 0 and spares bsr's undefined result on 0. */
+	/* 8. ns = ((t1 - t0) * mult) >> shift, the product's 128 bits in
+	 * rdx:rax; then bucket = floor(log2(ns | 1)), at most RW_HIST - 1:
+	 * ns | 1 puts 0 ns in bucket 0 and spares bsr's undefined result
+	 * on 0. */
+	mov	%r12, %rax
+	mulq	.Lk_mult_\name(%rip)
+	shrd	$0, %rdx, %rax
+.Lshift_\name:
+	RW_LOCK
+	addq %rax, TT_CELL_NS(%rbx)
 	mov	%rax, %rdx
 	or	$1, %rdx
 	bsr	%rdx, %rdx
@@ -342,7 +351,7 @@ rw_tramp_code:
 	RW_LOCK
 	incq (%r11,%rdx,8)
 	/* 9. The slot's extremes: max_ns, then nmin_ns (~min) with ~ns,
-	 * both raised (t0 is spent: r12 holds the value). */
+	 * both raised (r12 holds the value). */
 	mov	%rax, %r12
 	mov	.Lk_ext_\name(%rip), %r11
 	RW_RAISE \name\()_max, 0
