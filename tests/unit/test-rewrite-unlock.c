@@ -2,7 +2,8 @@
 /*
  * Unit tests of rw_tramp_unlock() (tracer/rewrite/tramp.c): the twin a
  * process of one thread runs has each lock prefix of the trampoline's
- * code turned into a nop, and a sized call's `lock cmpxchg16b; jne` of
+ * code turned into a ds prefix (ignored: the instruction stays one, as
+ * many to decode as with the lock), and a sized call's `lock cmpxchg16b; jne` of
  * the size pair two stores of the pair, and nothing else changed, so
  * every offset rw_tramp_leave() knows stays; its constants (which may
  * hold 0xf0 bytes) are never touched; code that is not what emit wrote
@@ -14,8 +15,9 @@
 #include "tests/unit/rewrite-pairs.h"
 #include "tests/unit/tap.h"
 
-/* Locked instructions in buf's first n bytes, decoded; -1: undecodable. */
-static int locked_in(const uint8_t *buf, size_t n)
+/* Locked instructions in buf's first n bytes, decoded, and in *insns
+ * how many instructions they are; -1: undecodable. */
+static int decoded(const uint8_t *buf, size_t n, int *insns)
 {
 	ZydisDecodedInstruction insn;
 	ZydisDecoderContext ctx;
@@ -23,6 +25,7 @@ static int locked_in(const uint8_t *buf, size_t n)
 	size_t off = 0;
 	int locked = 0;
 
+	*insns = 0;
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
 			 ZYDIS_STACK_WIDTH_64);
 	while (off < n) {
@@ -31,9 +34,11 @@ static int locked_in(const uint8_t *buf, size_t n)
 			return -1;
 		locked += !!(insn.attributes & ZYDIS_ATTRIB_HAS_LOCK);
 		off += insn.length;
+		++*insns;
 	}
 	return locked;
 }
+
 
 /* Where the code ends: the first constant is site + resume or the stub,
  * which emit put as 8 bytes the test can find. */
@@ -61,12 +66,14 @@ static size_t pair_at(const uint8_t *a, size_t end)
 	return p ? (size_t)(p - a) : end;
 }
 
-/* s's trampoline and its twin: only the code's lock prefixes differ,
- * and the size pair's update of a sized call, which became its stores. */
+/* s's trampoline and its twin: only the code's lock prefixes differ (ds
+ * prefixes in the twin, as many instructions), and the size pair's
+ * update of a sized call, which became its stores. */
 static bool unlocks_right(const struct rw_tramp_spec *s, size_t *n)
 {
 	uint8_t a[RW_TRAMP_MAX], b[RW_TRAMP_MAX];
 	size_t len, i, end, pair;
+	int locked, insns_a, insns_b;
 
 	len = rw_tramp_emit(a, s);
 	memcpy(b, a, len);
@@ -79,10 +86,12 @@ static bool unlocks_right(const struct rw_tramp_spec *s, size_t *n)
 		return false;
 	for (i = 0; i < len; i++)
 		if (a[i] != b[i] && (i < pair || i >= pair + 8) &&
-		    (a[i] != 0xf0 || b[i] != 0x90 || i >= end))
+		    (a[i] != 0xf0 || b[i] != 0x3e || i >= end))
 			return false;
-	return len && *n > 0 && (int)*n == locked_in(a, end) &&
-	       locked_in(b, end) == 0 && !memcmp(a + end, b + end, len - end);
+	locked = decoded(a, end, &insns_a);
+	return len && *n > 0 && (int)*n == locked &&
+	       decoded(b, end, &insns_b) == 0 && insns_b == insns_a &&
+	       !memcmp(a + end, b + end, len - end);
 }
 
 static void test_variants(void)

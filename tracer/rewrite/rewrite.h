@@ -267,7 +267,8 @@ bool rw_tramp_shape_ok(enum rw_reg fd, bool two_fd, enum rw_reg fd2,
 size_t rw_tramp_emit(uint8_t *buf, const struct rw_tramp_spec *s);
 /*
  * Makes the trampoline rw_tramp_emit() wrote in buf (len bytes) its twin
- * for a process of one thread: each lock prefix of its code a nop, so
+ * for a process of one thread: each lock prefix of its code a ds (an
+ * override 64-bit mode ignores: the instruction stays one), so
  * every offset, and what rw_tramp_leave() knows of each, stays.  The
  * prefixes taken out, or 0 (buf untouched) if its code is not what emit
  * wrote for s (the prefixes' places are its variant's, decoded once).

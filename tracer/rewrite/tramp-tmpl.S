@@ -79,7 +79,7 @@ rw_tramp_code:
 /*
  * A lock prefix, for the instruction on the next line; its offset from
  * rw_tramp_code goes in rw_tramp_locks[], which the twin of a process of
- * one thread turns into nops (tramp.c): the assembler knows where each
+ * one thread turns into ds prefixes (tramp.c): the assembler knows where each
  * one is, so no run decodes the template to find them.
  */
 .macro RW_LOCK
