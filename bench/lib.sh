@@ -28,12 +28,19 @@ run_one() { # prefix command -> prints wall ns
 # under every mode into ./walls as "workload mode ns" lines.  A workload
 # line is "name|...|command" (its first field names it, its last is run),
 # a mode line "name|prefix".  FILTER, a command given the workload's and
-# the mode's names, skips the pairs for which it fails.
+# the mode's names, skips the pairs for which it fails.  Each workload's
+# round starts with one untimed run: these VMs give back page cache left
+# cold for a minute (tar of /usr/include read it from disk again after
+# 75 s idle: 118 -> 531 ms), and a round of all modes takes longer, so
+# the round's first mode, the untraced run, paid the reads the others
+# did not (tar's untraced rounds at 0.88-1.16 s in part 1, 0.13 s in
+# part 3).
 interleave() {
 	: >walls
 	round=1
 	while [ "$round" -le "$REPS" ]; do
 		echo "$1" | while IFS= read -r wline; do
+			run_one "" "${wline##*|}" </dev/null >/dev/null
 			echo "$2" | while IFS='|' read -r mname mprefix; do
 				if [ -n "${3:-}" ] && ! $3 "${wline%%|*}" "$mname"; then
 					continue
