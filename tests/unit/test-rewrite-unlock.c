@@ -3,11 +3,11 @@
  * Unit tests of rw_tramp_unlock() (tracer/rewrite/tramp.c): the twin a
  * process of one thread runs has each lock prefix of the trampoline's
  * code turned into a ds prefix (ignored: the instruction stays one, as
- * many to decode as with the lock), and a sized call's `lock cmpxchg16b; jne` of
- * the size pair two stores of the pair, and nothing else changed, so
- * every offset rw_tramp_leave() knows stays; its constants (which may
- * hold 0xf0 bytes) are never touched; code that is not what emit wrote
- * is refused whole.  What the twin counts: test-rewrite-count.c.
+ * many to decode as with the lock), and a sized call's `lock
+ * cmpxchg16b; jne` of the size pair two stores of the pair, and nothing
+ * else changed, so every offset rw_tramp_leave() knows stays; its
+ * constants (which may hold 0xf0 bytes) are never touched; code that is
+ * not what emit wrote is refused whole.  What the twin counts: test-rewrite-count.c.
  */
 #include <string.h>
 #include <Zydis/Zydis.h>
@@ -38,7 +38,6 @@ static int decoded(const uint8_t *buf, size_t n, int *insns)
 	}
 	return locked;
 }
-
 
 /* Where the code ends: the first constant is site + resume or the stub,
  * which emit put as 8 bytes the test can find. */

@@ -340,6 +340,13 @@ static const uint8_t size_stores[8] = { 0x49, 0x89, 0x5b, TT_CELL_SIZE_MAX,
 					TT_CELL_SIZE_MAX_CALLS };
 
 /*
+ * What a lock prefix becomes: ds, a segment override 64-bit mode
+ * ignores, rather than a nop, so the instruction stays one and the twin
+ * runs as many as the trampoline, a dozen fewer than with nops.
+ */
+#define TWIN_PREFIX 0x3e
+
+/*
  * The twin of a trampoline rw_tramp_emit() wrote in buf (len bytes),
  * for a process with one thread: each lock prefix of its code (before
  * its constants) becomes a ds prefix, and the size pair's cmpxchg16b two
@@ -347,13 +354,6 @@ static const uint8_t size_stores[8] = { 0x49, 0x89, 0x5b, TT_CELL_SIZE_MAX,
  * knows of each, stays.  The number of prefixes taken out, or 0 (buf as
  * it was) when its code is not what emit wrote for s.
  */
-/*
- * What a lock prefix becomes: ds, a segment override 64-bit mode
- * ignores, rather than a nop, so the instruction stays one and the twin
- * runs as many as the trampoline, a dozen fewer than with nops.
- */
-#define TWIN_PREFIX 0x3e
-
 size_t rw_tramp_unlock(uint8_t *out, size_t len,
 		       const struct rw_tramp_spec *s)
 {
