@@ -30,11 +30,9 @@ run_one() { # prefix command -> prints wall ns
 # a mode line "name|prefix".  FILTER, a command given the workload's and
 # the mode's names, skips the pairs for which it fails.  Each workload's
 # round starts with one untimed run: these VMs give back page cache left
-# cold for a minute (tar of /usr/include read it from disk again after
-# 75 s idle: 118 -> 531 ms), and a round of all modes takes longer, so
-# the round's first mode, the untraced run, paid the reads the others
-# did not (tar's untraced rounds at 0.88-1.16 s in part 1, 0.13 s in
-# part 3).
+# cold for about a minute, and a round of all modes takes longer, so the
+# round's first mode, the untraced run, would pay reads from disk the
+# others do not (bench/RESULTS.md, 2026-12-08's fourth run).
 interleave() {
 	: >walls
 	round=1

@@ -213,9 +213,8 @@ static uint64_t median_of(uint64_t *v)
  * The untraced rounds' fastest: what falls into a round (the command's
  * start on the other CPU, a tick) only ever slows it, and the untraced
  * rounds all come first, before the filter, so a burst there has no
- * counterpart in the others.  Their median was such a round in 4 to 11
- * of 15 runs of the sanitized build (424, 428, 691, 825 and 1081 ticks a
- * call, against 551 filtered), and every figure came out 0.
+ * counterpart in the others.  Their median could be such a round, above
+ * every filtered one, and every figure came out 0 (docs/fastpath.md).
  */
 static uint64_t fastest_of(const uint64_t *v)
 {

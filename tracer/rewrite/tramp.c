@@ -342,7 +342,7 @@ static const uint8_t size_stores[8] = { 0x49, 0x89, 0x5b, TT_CELL_SIZE_MAX,
 /*
  * What a lock prefix becomes: ds, a segment override 64-bit mode
  * ignores, rather than a nop, so the instruction stays one and the twin
- * runs as many as the trampoline, a dozen fewer than with nops.
+ * runs as many as the trampoline, one fewer per prefix than with nops.
  */
 #define TWIN_PREFIX 0x3e
 
